@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { errorResponses } from './errors.js';
+
+/**
+ * The request envelope: every parameter sits inside one top-level `data`
+ * object. `.strict()` makes a body that is not wrapped in `data`, or that has
+ * other top-level keys, an INVALID_ARGUMENT.
+ */
+export function requestOf<D extends z.ZodTypeAny>(data: D) {
+  return z.object({ data }).strict();
+}
+
+/** The success envelope with a payload: `{result:{status:'success', message, data}}`. */
+export function resultOf<D extends z.ZodTypeAny>(data: D) {
+  return z.object({
+    result: z.object({
+      status: z.literal('success'),
+      message: z.string(),
+      data,
+    }),
+  });
+}
+
+/** The success envelope of operations that return no data (e.g. CRDT add/update). */
+export function emptyResult() {
+  return z.object({
+    result: z.object({
+      status: z.literal('success'),
+      message: z.string(),
+    }),
+  });
+}
+
+/** Who may call an operation; read by the one authentication middleware. */
+export type AuthMode =
+  /** `x-service-api-key` + `x-service-auth-token`: an application's data. */
+  | 'application'
+  /** `x-service-workspace-id` + `x-service-workspace-auth-token`: workspace management. */
+  | 'workspace'
+  /** No credential (Get Email Verification Status). */
+  | 'public';
+
+/** Named rate-limit tiers; see server/http/rate-limits.ts for their numbers. */
+export type RateLimitTier = 'standard' | 'emailStatus';
+
+export interface OperationMeta {
+  auth: AuthMode;
+  rateLimit: RateLimitTier;
+}
+
+/**
+ * One operation of the REST interface: always POST, body `{data}`, the given
+ * success envelope on 200 and the error envelope on every error code.
+ */
+export function operation<const P extends string, D extends z.ZodTypeAny, R extends z.ZodTypeAny>(def: {
+  path: P;
+  summary: string;
+  description: string;
+  auth?: AuthMode;
+  rateLimit?: RateLimitTier;
+  data: D;
+  result: R;
+}) {
+  const metadata: OperationMeta = { auth: def.auth ?? 'application', rateLimit: def.rateLimit ?? 'standard' };
+  return {
+    method: 'POST' as const,
+    path: def.path,
+    summary: def.summary,
+    description: def.description,
+    metadata,
+    body: requestOf(def.data),
+    responses: { 200: def.result, ...errorResponses },
+  };
+}
+
+/** `{}` is the whole `data` of operations that take no parameters. */
+export const ZNoParams = z.object({}).strict();

@@ -1,0 +1,11 @@
+import { operation, resultOf, ZNoParams } from '../common/envelope.js';
+import { ZEmailConfig } from './schemas.js';
+
+export const getEmailConfig = operation({
+  path: '/v2/workspace/emailconfig/get',
+  summary: 'Get Email Config',
+  description:
+    'The email notification configuration of the calling application. Never configured: `useEmailService: false`, type `default`, empty strings and no triggers. An invalid API key or auth token gives PERMISSION_DENIED.',
+  data: ZNoParams,
+  result: resultOf(ZEmailConfig),
+});

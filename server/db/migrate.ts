@@ -1,0 +1,124 @@
+// `prisma migrate deploy` and `prisma migrate status` for this server, on the
+// wasm schema engine (see migration-engine.ts for why not the CLI). Runs on
+// every server start, so the no-op case must stay cheap.
+import { existsSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
+import { providerOf, sqlitePath, type Provider } from './adapter.js';
+import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from './migration-engine.js';
+
+export interface AppliedMigrations {
+  provider: Provider;
+  /** Names of the migrations applied by this call, oldest first; empty when up to date. */
+  applied: string[];
+}
+
+/**
+ * Applies the pending migrations of prisma/<provider>/migrations/ to the
+ * database. Idempotent; the engine records each migration in
+ * _prisma_migrations (with the CLI's checksums) and takes a lock, so several
+ * processes starting at once against one PostgreSQL apply each migration once.
+ * A previously failed migration makes this throw (P3009), like the CLI.
+ */
+export async function applyMigrations(databaseUrl: string): Promise<AppliedMigrations> {
+  const provider = providerOf(databaseUrl);
+  const migrationsList = readMigrationsList(migrationsDirFor(provider));
+  if (provider === 'sqlite' && sqliteUpToDate(databaseUrl, migrationsList.migrationDirectories.map((d) => d.path))) {
+    return { provider, applied: [] };
+  }
+  const { appliedMigrationNames } = await withEngineFor(databaseUrl, (engine) =>
+    engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
+  );
+  return { provider, applied: appliedMigrationNames };
+}
+
+/**
+ * The engine opens SQLite in exclusive locking mode, which waits (and times
+ * out) while another process, e.g. a running server, holds the file open. So
+ * when the history table already lists every migration as finished, answer
+ * from a plain read-only look and leave the engine unstarted.
+ */
+function sqliteUpToDate(databaseUrl: string, migrations: string[]): boolean {
+  const path = sqlitePath(databaseUrl);
+  if (!existsSync(path)) return false;
+  const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+  try {
+    const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'`).get();
+    if (!table) return false;
+    const rows = db
+      .prepare('SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
+      .all() as { name: string }[];
+    const done = new Set(rows.map((row) => row.name));
+    return migrations.every((name) => done.has(name));
+  } finally {
+    db.close();
+  }
+}
+
+export interface MigrationStatus {
+  provider: Provider;
+  /** Migration directories on disk, in apply order. */
+  migrations: string[];
+  /** True when every migration on disk is applied, none failed and none was edited. */
+  upToDate: boolean;
+  hasMigrationsTable: boolean;
+  failedMigrationNames: string[];
+  editedMigrationNames: string[];
+  /** The engine's diagnostic (databaseIsBehind, migrationsDirectoryIsBehind, historiesDiverge) or null when in sync. */
+  history:
+    | { diagnostic: 'databaseIsBehind'; unappliedMigrationNames: string[] }
+    | { diagnostic: 'migrationsDirectoryIsBehind'; unpersistedMigrationNames: string[] }
+    | {
+        diagnostic: 'historiesDiverge';
+        lastCommonMigrationName: string | null;
+        unpersistedMigrationNames: string[];
+        unappliedMigrationNames: string[];
+      }
+    | null;
+}
+
+/** Like `prisma migrate status`: compares the database's migration history with the folder. JSON-printable. */
+export async function migrationStatus(databaseUrl: string): Promise<MigrationStatus> {
+  const provider = providerOf(databaseUrl);
+  const migrationsList = readMigrationsList(migrationsDirFor(provider));
+  const migrations = migrationsList.migrationDirectories.map((directory) => directory.path);
+  const diagnosis = await withEngineFor(databaseUrl, (engine) =>
+    engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTERS }),
+  ).catch((error: unknown) => {
+    // Through a driver adapter a missing _prisma_migrations table comes back
+    // as P1014 instead of hasMigrationsTable: false (what the native engine
+    // reports for a database that was never migrated).
+    if (isMissingMigrationsTable(error)) {
+      return {
+        hasMigrationsTable: false,
+        failedMigrationNames: [],
+        editedMigrationNames: [],
+        history:
+          migrations.length === 0
+            ? null
+            : { diagnostic: 'databaseIsBehind' as const, unappliedMigrationNames: migrations },
+      };
+    }
+    throw error;
+  });
+  return {
+    provider,
+    migrations,
+    upToDate:
+      diagnosis.history === null &&
+      diagnosis.failedMigrationNames.length === 0 &&
+      diagnosis.editedMigrationNames.length === 0 &&
+      (diagnosis.hasMigrationsTable || migrations.length === 0),
+    hasMigrationsTable: diagnosis.hasMigrationsTable,
+    failedMigrationNames: diagnosis.failedMigrationNames,
+    editedMigrationNames: diagnosis.editedMigrationNames,
+    history: diagnosis.history,
+  };
+}
+
+function isMissingMigrationsTable(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === 'P1014' &&
+    error.message.includes('_prisma_migrations')
+  );
+}

@@ -1,0 +1,111 @@
+import type { Db } from '../../db/client.js';
+
+/**
+ * Data access for workspaces, API keys (applications) and auth tokens: the
+ * only code that touches these tables. Secrets arrive here already digested
+ * or sealed.
+ */
+export function createAccountsRepo(db: Db) {
+  return {
+    async createWorkspace(input: {
+      workspace: { id: string; name: string; ownerEmail: string; authTokenDigest: string };
+      apiKey: { id: string; keyDigest: string; keyHint: string; name: string };
+      authToken: { id: string; tokenDigest: string; tokenSealed: string; name: string };
+    }) {
+      await db.$transaction([
+        db.workspace.create({ data: input.workspace }),
+        db.apiKey.create({ data: { ...input.apiKey, workspaceId: input.workspace.id } }),
+        db.authToken.create({ data: { ...input.authToken, apiKeyId: input.apiKey.id } }),
+      ]);
+    },
+
+    findWorkspaceByEmail(ownerEmail: string) {
+      return db.workspace.findUnique({ where: { ownerEmail } });
+    },
+
+    findWorkspaceById(id: string) {
+      return db.workspace.findUnique({ where: { id } });
+    },
+
+    findApiKeyByDigest(keyDigest: string) {
+      return db.apiKey.findUnique({ where: { keyDigest }, include: { workspace: true } });
+    },
+
+    /** One indexed read answers "is this token valid, for which key, in which workspace". */
+    findAuthTokenByDigest(tokenDigest: string) {
+      return db.authToken.findUnique({
+        where: { tokenDigest },
+        select: {
+          apiKey: {
+            select: {
+              id: true,
+              keyDigest: true,
+              expiredAt: true,
+              createdAt: true,
+              workspace: { select: { id: true, emailVerified: true } },
+            },
+          },
+        },
+      });
+    },
+
+    markApiKeyExpired(id: string, at: Date) {
+      return db.apiKey.updateMany({ where: { id, expiredAt: null }, data: { expiredAt: at } });
+    },
+
+    markEmailVerified(workspaceId: string, at: Date) {
+      return db.workspace.update({ where: { id: workspaceId }, data: { emailVerified: true, emailVerifiedAt: at } });
+    },
+
+    /** The spec's side effect of a verified status check: expired keys work again. */
+    reactivateApiKeys(workspaceId: string) {
+      return db.apiKey.updateMany({ where: { workspaceId, expiredAt: { not: null } }, data: { expiredAt: null } });
+    },
+
+    createAuthToken(token: { id: string; apiKeyId: string; tokenDigest: string; tokenSealed: string; name: string }) {
+      return db.authToken.create({ data: token });
+    },
+
+    deleteAuthToken(apiKeyId: string, tokenDigest: string) {
+      return db.authToken.deleteMany({ where: { apiKeyId, tokenDigest } });
+    },
+
+    listAuthTokens(apiKeyId: string) {
+      return db.authToken.findMany({
+        where: { apiKeyId },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: { tokenSealed: true, name: true, createdAt: true },
+      });
+    },
+
+    countAuthTokens(apiKeyId: string) {
+      return db.authToken.count({ where: { apiKeyId } });
+    },
+
+    upsertFeature(apiKeyId: string, name: string, enabled: boolean) {
+      return db.featureToggle.upsert({
+        where: { apiKeyId_name: { apiKeyId, name } },
+        create: { apiKeyId, name, enabled },
+        update: { enabled },
+      });
+    },
+
+    listFeatures(apiKeyId: string) {
+      return db.featureToggle.findMany({ where: { apiKeyId }, select: { name: true, enabled: true } });
+    },
+
+    upsertAiKey(apiKeyId: string, provider: string, keySealed: string) {
+      return db.aiProviderKey.upsert({
+        where: { apiKeyId_provider: { apiKeyId, provider } },
+        create: { apiKeyId, provider, keySealed },
+        update: { keySealed },
+      });
+    },
+
+    listAiProviders(apiKeyId: string) {
+      return db.aiProviderKey.findMany({ where: { apiKeyId }, select: { provider: true, updatedAt: true } });
+    },
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { Prisma } from '../../db/generated/sqlite/client.js';
+import { AppError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../../lib/app-error.js';
+import { constantTimeEqual, digest, randomId, randomSecret, type Sealer } from '../../lib/crypto.js';
+import type { AccountsRepo } from './repo.js';
+
+/** Console toggles of the operator interface; a workspace starts with all of them on. */
+export const FEATURES = ['advancedQueries', 'notifications'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+
+export interface ApplicationPrincipal {
+  workspaceId: string;
+  apiKeyId: string;
+}
+
+export interface AccountsDeps {
+  repo: AccountsRepo;
+  sealer: Sealer;
+  now?: () => Date;
+  /** Days an unverified owner email keeps its API keys working; null = forever. */
+  unverifiedKeyGraceDays?: number | null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// A digest no real credential has, compared against when a lookup misses so a
+// miss costs the same as a hit.
+const MISS_DIGEST = digest(randomBytes(32).toString('hex'));
+
+export function createAccountsService(deps: AccountsDeps) {
+  const { repo, sealer } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function apiKeyOrThrow(apiKey: string) {
+    const key = await repo.findApiKeyByDigest(digest(apiKey));
+    if (!key) throw notFound('no application has this API key');
+    return key;
+  }
+
+  function newAuthToken(apiKeyId: string, name: string) {
+    const token = randomSecret('at', 32);
+    return { token, row: { id: randomId('tok'), apiKeyId, tokenDigest: digest(token), tokenSealed: sealer.seal(token), name } };
+  }
+
+  return {
+    async createWorkspace(input: { ownerEmail: string; name?: string }) {
+      const ownerEmail = normalizeEmail(input.ownerEmail);
+      const workspaceAuthToken = randomSecret('wat', 32);
+      const apiKey = randomSecret('ak', 24);
+      const workspaceId = randomId('ws');
+      const apiKeyId = randomId('app');
+      const { token, row } = newAuthToken(apiKeyId, 'default');
+      try {
+        await repo.createWorkspace({
+          workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken) },
+          apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), name: 'default' },
+          authToken: row,
+        });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+          throw alreadyExists(`a workspace already exists for ${ownerEmail}`);
+        }
+        throw error;
+      }
+      return { workspaceId, workspaceAuthToken, apiKey, authToken: token };
+    },
+
+    async verifyOwnerEmail(ownerEmail: string) {
+      const workspace = await repo.findWorkspaceByEmail(normalizeEmail(ownerEmail));
+      if (!workspace) throw notFound(`no workspace for ${ownerEmail}`);
+      if (!workspace.emailVerified) await repo.markEmailVerified(workspace.id, now());
+      return { verified: true as const };
+    },
+
+    /** Get Email Verification Status: verified workspaces get their expired keys back. */
+    async emailVerificationStatus(ownerEmail: string) {
+      const workspace = await repo.findWorkspaceByEmail(normalizeEmail(ownerEmail));
+      if (!workspace) throw notFound(`no workspace for ${ownerEmail}`);
+      if (workspace.emailVerified) await repo.reactivateApiKeys(workspace.id);
+      return { verified: workspace.emailVerified };
+    },
+
+    async getWorkspace(apiKey: string) {
+      const key = await apiKeyOrThrow(apiKey);
+      const [tokenCount, features, aiProviders] = await Promise.all([
+        repo.countAuthTokens(key.id),
+        repo.listFeatures(key.id),
+        repo.listAiProviders(key.id),
+      ]);
+      const toggles = Object.fromEntries(FEATURES.map((name) => [name, features.find((f) => f.name === name)?.enabled ?? true]));
+      return {
+        workspaceId: key.workspace.id,
+        name: key.workspace.name,
+        ownerEmail: key.workspace.ownerEmail,
+        emailVerified: key.workspace.emailVerified,
+        createdAt: key.workspace.createdAt.toISOString(),
+        workspaceAuthToken: '__redacted__',
+        apiKey: { id: key.id, hint: `${key.keyHint}…`, name: key.name, expired: key.expiredAt !== null, createdAt: key.createdAt.toISOString() },
+        authTokens: tokenCount,
+        features: toggles,
+        aiProviders: Object.fromEntries(aiProviders.map((p) => [p.provider, { configured: true }])),
+      };
+    },
+
+    async createAuthToken(apiKey: string, name?: string) {
+      const key = await apiKeyOrThrow(apiKey);
+      const { token, row } = newAuthToken(key.id, name ?? `token-${Date.now()}`);
+      await repo.createAuthToken(row);
+      return { authToken: token };
+    },
+
+    async revokeAuthToken(apiKey: string, authToken: string) {
+      const key = await apiKeyOrThrow(apiKey);
+      const { count } = await repo.deleteAuthToken(key.id, digest(authToken));
+      if (count === 0) throw notFound('this auth token does not belong to this API key');
+      return { revoked: true as const };
+    },
+
+    async setFeature(apiKey: string, name: string, enabled: boolean) {
+      if (!(FEATURES as readonly string[]).includes(name)) throw invalidArgument(`unknown feature "${name}"; known: ${FEATURES.join(', ')}`);
+      const key = await apiKeyOrThrow(apiKey);
+      await repo.upsertFeature(key.id, name, enabled);
+      return { name, enabled };
+    },
+
+    async setAiKey(apiKey: string, provider: string, secret: string) {
+      if (!(AI_PROVIDERS as readonly string[]).includes(provider)) {
+        throw invalidArgument(`unknown provider "${provider}"; known: ${AI_PROVIDERS.join(', ')}`);
+      }
+      if (secret.trim() === '') throw invalidArgument('the provider key must not be empty');
+      const key = await apiKeyOrThrow(apiKey);
+      await repo.upsertAiKey(key.id, provider, sealer.seal(secret));
+      return { provider, configured: true as const };
+    },
+
+    /** Get Auth Tokens: the tokens of one application of the calling workspace. */
+    async listAuthTokens(workspaceId: string, apiKey: string) {
+      const key = await repo.findApiKeyByDigest(digest(apiKey));
+      // Another workspace's key reads exactly like an unknown one.
+      if (!key || key.workspaceId !== workspaceId) throw notFound('no application with this API key in this workspace');
+      const tokens = await repo.listAuthTokens(key.id);
+      return {
+        apiKey,
+        authTokens: tokens.map((t) => ({ token: sealer.open(t.tokenSealed), name: t.name, createdAt: t.createdAt.getTime() })),
+      };
+    },
+
+    /**
+     * The application credential pair. Missing headers are UNAUTHENTICATED
+     * (checked by the caller); a wrong pair is PERMISSION_DENIED, as the spec
+     * requires on the workspace get operations and we apply everywhere.
+     */
+    async authenticateApplication(apiKey: string, authToken: string): Promise<ApplicationPrincipal> {
+      const found = await repo.findAuthTokenByDigest(digest(authToken));
+      const keyMatches = constantTimeEqual(found?.apiKey.keyDigest ?? MISS_DIGEST, digest(apiKey));
+      if (!found || !keyMatches) throw permissionDenied('invalid API key or auth token');
+      const key = found.apiKey;
+      if (key.expiredAt) throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
+      const grace = deps.unverifiedKeyGraceDays;
+      if (grace != null && !key.workspace.emailVerified && key.createdAt.getTime() + grace * 86_400_000 <= now().getTime()) {
+        await repo.markApiKeyExpired(key.id, now());
+        throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
+      }
+      return { workspaceId: key.workspace.id, apiKeyId: key.id };
+    },
+
+    async authenticateWorkspace(workspaceId: string, workspaceAuthToken: string): Promise<{ workspaceId: string }> {
+      const workspace = await repo.findWorkspaceById(workspaceId);
+      const matches = constantTimeEqual(workspace?.authTokenDigest ?? MISS_DIGEST, digest(workspaceAuthToken));
+      if (!workspace || !matches) throw permissionDenied('invalid workspace ID or workspace auth token');
+      return { workspaceId: workspace.id };
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;
+
+function normalizeEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!EMAIL.test(value)) throw new AppError('INVALID_ARGUMENT', `"${email}" is not an email address`);
+  return value;
+}

@@ -1,0 +1,34 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract/index.js';
+import { applicationOf, workspaceOf } from '../../http/context.js';
+import { ok } from '../../http/respond.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { WorkspaceConfigService } from './service.js';
+
+export function workspaceRouter(deps: { config: WorkspaceConfigService; accounts: AccountsService }) {
+  return initServer().router(contract.workspace, {
+    getActivityConfig: async ({ req }) =>
+      ok('Activity config retrieved successfully.', {
+        activityServiceConfig: await deps.config.activityConfig(applicationOf(req).apiKeyId),
+      }),
+
+    getPermissionProviderConfig: async ({ req }) =>
+      ok('Permission provider config retrieved successfully.', await deps.config.permissionProviderConfig(applicationOf(req).apiKeyId)),
+
+    getEmailConfig: async ({ req }) =>
+      ok('Email config retrieved successfully.', await deps.config.emailConfig(applicationOf(req).apiKeyId)),
+
+    getEmailVerificationStatus: async ({ body }) => {
+      const { verified } = await deps.accounts.emailVerificationStatus(body.data.ownerEmail);
+      return ok(
+        verified
+          ? 'Email verified. The workspace is active and any expired API keys were reactivated.'
+          : 'Email not verified yet. Follow the link sent to the owner email to verify it.',
+        { verified },
+      );
+    },
+
+    getAuthTokens: async ({ req, body }) =>
+      ok('Auth tokens retrieved successfully.', await deps.accounts.listAuthTokens(workspaceOf(req).workspaceId, body.data.apiKey)),
+  });
+}

@@ -1,0 +1,37 @@
+import type { Request } from 'express';
+import type { OperationMeta } from '../../contract/common/envelope.js';
+
+/** Who is calling, set by the authentication middleware before any handler runs. */
+export type Principal =
+  | { kind: 'application'; workspaceId: string; apiKeyId: string; apiKey: string }
+  | { kind: 'workspace'; workspaceId: string }
+  | { kind: 'public' };
+
+export type ApplicationContext = Extract<Principal, { kind: 'application' }>;
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      principal?: Principal;
+    }
+  }
+}
+
+/** The metadata of the matched contract route (ts-rest puts the route on the request). */
+export function routeMeta(req: Request): OperationMeta {
+  return (req as Request & { tsRestRoute: { metadata: OperationMeta } }).tsRestRoute.metadata;
+}
+
+/** The calling application; the route's metadata guarantees the middleware set it. */
+export function applicationOf(req: Request): ApplicationContext {
+  const principal = req.principal;
+  if (principal?.kind !== 'application') throw new Error('route is not application-authenticated');
+  return principal;
+}
+
+export function workspaceOf(req: Request): { workspaceId: string } {
+  const principal = req.principal;
+  if (principal?.kind !== 'workspace') throw new Error('route is not workspace-authenticated');
+  return principal;
+}

@@ -1,0 +1,9 @@
+/** The success envelope, written once for every handler. */
+export function ok<T>(message: string, data: T) {
+  return { status: 200 as const, body: { result: { status: 'success' as const, message, data } } };
+}
+
+/** Success without data (e.g. CRDT add/update). */
+export function done(message: string) {
+  return { status: 200 as const, body: { result: { status: 'success' as const, message } } };
+}

@@ -1,0 +1,86 @@
+import pino from 'pino';
+import { createClient, type Client } from '../../sdk/index.js';
+import { loadConfig } from '../../server/config.js';
+import { runCli } from '../../server/cli.js';
+import { startServer, type RunningServer, type StartOptions } from '../../server/server.js';
+import { createTestDatabase } from './database.js';
+
+export interface TestServer {
+  url: string;
+  running: RunningServer;
+  env: NodeJS.ProcessEnv;
+  /** The operator CLI against this server's database, parsed JSON on success. */
+  cli<T = Record<string, string>>(...args: string[]): Promise<T>;
+  /** A new workspace with its credentials, as `workspace create` prints them. */
+  workspace(email?: string): Promise<WorkspaceCredentials>;
+  client(credentials: Partial<WorkspaceCredentials>): Client;
+  /** A raw POST, for what the SDK cannot send (bad JSON, missing headers, wrong envelopes). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface WorkspaceCredentials {
+  workspaceId: string;
+  workspaceAuthToken: string;
+  apiKey: string;
+  authToken: string;
+}
+
+let counter = 0;
+
+/** The real server on port 0 with a fresh database, in this test process. */
+export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const fullEnv: NodeJS.ProcessEnv = {
+    PORT: '0',
+    DATABASE_URL: database.url,
+    COLLAB_DATA_DIR: database.dataDir,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
+  const running = await startServer(loadConfig(fullEnv), { logger: pino({ level: 'silent' }), ...options });
+
+  // One CLI run at a time: in-process, two SQLite clients writing at once
+  // would block each other on the one JS thread (separate processes do not).
+  let queue: Promise<unknown> = Promise.resolve();
+  const cli = async <T>(...args: string[]): Promise<T> => {
+    const run = queue.then(() => runCli(args, fullEnv));
+    queue = run.catch(() => undefined);
+    const result = await run;
+    if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as T;
+  };
+
+  return {
+    url: running.url,
+    running,
+    env: fullEnv,
+    cli,
+    workspace: (email) => cli<WorkspaceCredentials>('workspace', 'create', '--owner-email', email ?? `owner${process.pid}-${++counter}-${Date.now()}@example.com`),
+    client: (c) => createClient({ baseUrl: running.url, ...c }),
+    async post(path, body, headers = {}) {
+      const response = await fetch(`${running.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Left as text so a test can assert that it is JSON.
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async close() {
+      await running.close();
+      await database.drop();
+    },
+  };
+}
+
+/** The application headers of a workspace. */
+export function appHeaders(c: WorkspaceCredentials): Record<string, string> {
+  return { 'x-service-api-key': c.apiKey, 'x-service-auth-token': c.authToken };
+}
