@@ -1,11 +1,11 @@
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract, ERROR_STATUS_HTTP, type OperationMeta } from '../contract/index.js';
 
-const SECURITY = {
+const SECURITY: Record<OperationMeta['auth'], Record<string, string[]>[]> = {
   application: [{ apiKey: [], authToken: [] }],
   workspace: [{ workspaceId: [], workspaceAuthToken: [] }],
   public: [],
-} as const;
+};
 
 const ERROR_TABLE = Object.entries(ERROR_STATUS_HTTP)
   .map(([status, http]) => `| ${status} | ${http} |`)

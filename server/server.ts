@@ -5,6 +5,7 @@ import { createApp, type AppDeps } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
+import { connectRedis } from './http/redis-store.js';
 import { Sealer } from './lib/crypto.js';
 import { loadMasterKey } from './lib/master-key.js';
 
@@ -30,7 +31,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const migrated = await applyMigrations(config.databaseUrl);
   if (migrated.applied.length > 0) logger.info({ applied: migrated.applied }, 'database migrations applied');
   const database = await openDatabase(config.databaseUrl);
-  const app = createApp({ config, db: database.db, sealer, logger, ...options.overrides });
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const app = createApp({ config, db: database.db, sealer, logger, rateLimitStore: redis?.storeFor, ...options.overrides });
 
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -55,7 +57,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           // Idle keep-alive sockets would hold close() open; busy ones finish first.
           server.closeIdleConnections();
         });
-        await database.close();
+        await Promise.all([database.close(), redis?.redis.quit()]);
       })();
       return closing;
     },

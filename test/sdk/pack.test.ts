@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,8 +127,13 @@ describe('the packed SDK', () => {
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
 
-    const installed = join(project, 'node_modules/@collab-backend/sdk/dist/sdk/index.d.ts');
-    expect(existsSync(installed)).toBe(true);
+    // Every target of the installed package's exports exists (TypeScript would
+    // silently fall back to the .d.ts next to the `import` target otherwise).
+    const installed = join(project, 'node_modules/@collab-backend/sdk');
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+    const targets = Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+    expect(targets).toContain('./dist/sdk/index.d.ts');
+    for (const target of targets) expect(existsSync(join(installed, target)), target).toBe(true);
   });
 
   it('works from plain node: a result on success, a CollabError on failure', async () => {

@@ -4,7 +4,6 @@
 // Prints `listening on http://127.0.0.1:PORT` on stdout once ready; exits when
 // its stdin closes, so it cannot outlive the bench process.
 import express from 'express';
-import type { AddressInfo } from 'node:net';
 
 const BODY = JSON.stringify({ result: { status: 'success', message: 'ok', data: {} } });
 
@@ -17,7 +16,7 @@ app.post(/.*/, (_req, res) => {
 });
 
 const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { address, port } = server.address() as AddressInfo;
+  const { address, port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   process.stdout.write(`listening on http://${address}:${port}\n`);
 });
 

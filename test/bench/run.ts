@@ -1,0 +1,477 @@
+/**
+ * `npm run bench`: throughput and latency of the built server against a bare
+ * Express baseline. See test/bench/README.md for what is measured and the knobs.
+ *
+ * Both servers run as child processes on 127.0.0.1; this process only drives
+ * autocannon. Children are killed and the temp dir removed on every exit path.
+ */
+import autocannon from 'autocannon';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scenarios, type BenchContext, type BenchRequest, type WorkspaceCredentials } from './scenarios.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER_ENTRY = join(ROOT, 'dist', 'server', 'main.js');
+const CLI_ENTRY = join(ROOT, 'dist', 'server', 'cli.js');
+const BARE_ENTRY = join(ROOT, 'test', 'bench', 'bare-server.mjs');
+const RESULTS_DIR = join(ROOT, 'test', 'bench', 'results');
+const HOST = '127.0.0.1';
+
+const DURATION = numberFromEnv('BENCH_DURATION', 10, 1);
+const WARMUP = numberFromEnv('BENCH_WARMUP', 2, 0);
+const CONNECTIONS = numberFromEnv('BENCH_CONNECTIONS', 64, 1);
+const ONLY = process.env.BENCH_ONLY?.toLowerCase();
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
+const START_TIMEOUT_MS = 30_000;
+const CLI_TIMEOUT_MS = 60_000;
+
+interface Measurement {
+  name: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  peakRssMiB: number | null;
+  ok: boolean;
+  /** Why the row is flagged, when it is. */
+  problem?: string;
+}
+
+interface ScenarioResult extends Measurement {
+  ratioToBare: number | null;
+}
+
+// ---------------------------------------------------------------- cleanup
+
+const children = new Set<ChildProcess>();
+let tempDir: string | undefined;
+let shuttingDown: Promise<void> | undefined;
+
+function alive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/** Last resort on `exit`: synchronous, so SIGKILL and rmSync. */
+function cleanupSync(): void {
+  for (const child of children) if (alive(child)) child.kill('SIGKILL');
+  children.clear();
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  tempDir = undefined;
+}
+
+/** SIGTERM each child, SIGKILL what is still there after 5 s, then remove the temp dir. */
+function shutdown(): Promise<void> {
+  shuttingDown ??= (async () => {
+    await Promise.all(
+      [...children].map(async (child) => {
+        if (!alive(child)) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    children.clear();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    tempDir = undefined;
+  })();
+  return shuttingDown;
+}
+
+process.on('exit', cleanupSync);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping servers\n`);
+    void shutdown().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+
+function numberFromEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
+  return value;
+}
+
+function log(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Keeps the last few KiB a child wrote, for error messages; also drains the pipe. */
+function tail(stream: NodeJS.ReadableStream | null, limit = 8_192): { text(): string } {
+  let buffer = '';
+  stream?.setEncoding('utf8');
+  stream?.on('data', (chunk: string) => {
+    buffer = (buffer + chunk).slice(-limit);
+  });
+  return { text: () => buffer.trim() };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI_ENTRY, ...args], { env, cwd: ROOT, timeout: CLI_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`cli ${args.join(' ')} printed non-JSON: ${stdout.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+function encodeBody(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+// ---------------------------------------------------------------- processes
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+}
+
+/**
+ * Spawns a server and resolves with its URL: parsed from a `listening on URL`
+ * line on stdout when one comes, or `fallbackUrl` once it answers HTTP (the
+ * real server logs that line at info level, which the bench turns off).
+ */
+function startChild(label: string, args: string[], env: NodeJS.ProcessEnv, fallbackUrl?: string): Promise<Started> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const stderr = tail(child.stderr);
+  const stdout = tail(child.stdout);
+
+  return new Promise<Started>((resolve, reject) => {
+    let settled = false;
+    const finish = (error: Error | undefined, url?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      if (error) {
+        if (alive(child)) child.kill('SIGKILL');
+        reject(error);
+      } else resolve({ child, url: url! });
+    };
+    const timer = setTimeout(
+      () => finish(new Error(`${label} did not start within ${START_TIMEOUT_MS / 1000} s\n${stderr.text()}\n${stdout.text()}`)),
+      START_TIMEOUT_MS,
+    );
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(new Error(`${label} exited before listening (code ${code}, signal ${signal})\n${stderr.text()}\n${stdout.text()}`));
+    const onData = (chunk: string) => {
+      const match = /listening on (https?:\/\/[^\s"\\]+)/.exec(chunk);
+      if (match?.[1]) finish(undefined, match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+
+    if (fallbackUrl) {
+      void (async () => {
+        while (!settled) {
+          try {
+            await fetch(`${fallbackUrl}/`, { signal: AbortSignal.timeout(1_000) });
+            finish(undefined, fallbackUrl);
+          } catch {
+            await delay(100);
+          }
+        }
+      })();
+    }
+  });
+}
+
+async function startRealServer(env: NodeJS.ProcessEnv): Promise<Started> {
+  // PORT=0 would only be discoverable from the info-level log line, and info
+  // level also logs every request; so pick a free port here and retry on a race.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    try {
+      return await startChild('server', [SERVER_ENTRY], { ...env, PORT: String(port) }, `http://${HOST}:${port}`);
+    } catch (error) {
+      lastError = error;
+      if (!String(error).includes('EADDRINUSE')) break;
+    }
+  }
+  throw lastError;
+}
+
+// ---------------------------------------------------------------- measurement
+
+/** Peak RSS of `pid` while running: resets the kernel's high-water mark, then samples every 100 ms. */
+function rssSampler(pid: number): { stop(): number | null } {
+  const status = `/proc/${pid}/status`;
+  if (!existsSync(status)) return { stop: () => null };
+  let hwmReset = false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5'); // 5 = reset VmHWM to current RSS
+    hwmReset = true;
+  } catch {
+    // Not permitted here: fall back to sampled VmRSS alone.
+  }
+  let peakKiB = 0;
+  const sample = () => {
+    try {
+      const text = readFileSync(status, 'utf8');
+      for (const key of hwmReset ? ['VmRSS', 'VmHWM'] : ['VmRSS']) {
+        const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
+        if (match?.[1]) peakKiB = Math.max(peakKiB, Number(match[1]));
+      }
+    } catch {
+      // Process gone; keep what was seen.
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peakKiB > 0 ? round(peakKiB / 1024, 1) : null;
+    },
+  };
+}
+
+function cannon(url: string, request: BenchRequest, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: new URL(request.path, url).toString(),
+    method: request.method ?? 'POST',
+    headers: request.headers,
+    body: encodeBody(request.body),
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+  });
+}
+
+/** One request first, so a broken scenario fails with the server's answer rather than a wall of non-2xx. */
+async function probe(url: string, request: BenchRequest): Promise<string | undefined> {
+  const response = await fetch(new URL(request.path, url), {
+    method: request.method ?? 'POST',
+    headers: request.headers,
+    body: encodeBody(request.body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status >= 200 && response.status < 300) return undefined;
+  return `probe request got ${response.status}: ${text.slice(0, 300)}`;
+}
+
+async function measure(name: string, url: string, pid: number, request: BenchRequest): Promise<Measurement> {
+  const problem = await probe(url, request);
+  if (problem) {
+    return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem };
+  }
+  if (WARMUP > 0) {
+    log(`${name}: warm-up ${WARMUP} s`);
+    await cannon(url, request, WARMUP);
+  }
+  log(`${name}: ${CONNECTIONS} connections for ${DURATION} s`);
+  const rss = rssSampler(pid);
+  const result = await cannon(url, request, DURATION);
+  const peakRssMiB = rss.stop();
+  const measurement: Measurement = {
+    name,
+    requestsPerSec: round(result.requests.mean, 1),
+    p50Ms: round(result.latency.p50),
+    p99Ms: round(result.latency.p99),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    peakRssMiB,
+    ok: true,
+  };
+  const problems: string[] = [];
+  if (result.non2xx > 0) {
+    const codes = Object.entries(result.statusCodeStats ?? {})
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, stat]) => `${code}×${stat.count ?? 0}`);
+    problems.push(`${result.non2xx} non-2xx (${codes.join(', ')})`);
+  }
+  if (result.errors > 0) problems.push(`${result.errors} errors (${result.timeouts} timeouts)`);
+  if (result['2xx'] === 0) problems.push('no 2xx responses');
+  if (problems.length > 0) {
+    measurement.ok = false;
+    measurement.problem = problems.join('; ');
+  }
+  return measurement;
+}
+
+// ---------------------------------------------------------------- output
+
+function table(bare: Measurement, rows: ScenarioResult[]): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'peak RSS MiB', ''];
+  const line = (m: Measurement, ratio: number | null) => [
+    m.name,
+    m.requestsPerSec.toFixed(0),
+    m.p50Ms.toFixed(2),
+    m.p99Ms.toFixed(2),
+    String(m.non2xx),
+    String(m.errors),
+    ratio === null ? '-' : ratio.toFixed(3),
+    m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
+    m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
+  ];
+  const body = [line(bare, 1), ...rows.map((r) => line(r, r.ratioToBare))];
+  const last = header.length - 1;
+  const widths = header.map((h, i) => (i === last ? 0 : Math.max(h.length, ...body.map((r) => (r[i] ?? '').length))));
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === last ? cell : i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [format(header), format(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...body.map(format)].join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const selected = scenarios.filter((s) => !ONLY || s.name.toLowerCase().includes(ONLY));
+  if (selected.length === 0) throw new Error(`no scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
+
+  // Hard bound: every phase plus generous slack for start-up and setup().
+  const budgetMs = (selected.length + 1) * (WARMUP + DURATION + 60) * 1000 + 120_000;
+  const watchdog = setTimeout(() => {
+    log(`gave up after ${budgetMs / 1000} s`);
+    void shutdown().finally(() => process.exit(1));
+  }, budgetMs);
+  watchdog.unref();
+
+  const startedAt = new Date().toISOString();
+  tempDir = mkdtempSync(join(tmpdir(), 'collab-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST,
+    DATABASE_URL: `file:${join(tempDir, 'bench.db')}`,
+    COLLAB_DATA_DIR: tempDir,
+    LOG_LEVEL,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    NODE_ENV: 'production',
+  };
+
+  log('seeding workspace');
+  const workspace = (await runCli(env, ['workspace', 'create', '--owner-email', 'bench-owner@example.com'])) as WorkspaceCredentials;
+
+  log('starting servers');
+  const [server, bareServer] = await Promise.all([
+    startRealServer(env),
+    startChild('bare server', [BARE_ENTRY], { ...process.env, PORT: '0', HOST, NODE_ENV: 'production' }),
+  ]);
+  log(`server ${server.url} (pid ${server.child.pid}), bare ${bareServer.url} (pid ${bareServer.child.pid})`);
+
+  const ctx: BenchContext = {
+    baseUrl: server.url,
+    cli: (args) => runCli(env, args),
+    async post(path, body, headers = {}) {
+      const response = await fetch(new URL(path, server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: encodeBody(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await response.text();
+      if (response.status < 200 || response.status >= 300) throw new Error(`POST ${path} got ${response.status}: ${text.slice(0, 300)}`);
+      return text === '' ? undefined : JSON.parse(text);
+    },
+    workspace,
+  };
+
+  const bare = await measure('bare express', bareServer.url, bareServer.child.pid!, {
+    path: '/v2/workspace/activityconfig/get',
+    headers: { 'content-type': 'application/json' },
+    body: { data: {} },
+  });
+
+  const results: ScenarioResult[] = [];
+  for (const scenario of selected) {
+    let measurement: Measurement;
+    try {
+      if (scenario.setup) {
+        log(`${scenario.name}: setup`);
+        await scenario.setup(ctx);
+      }
+      measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem: message };
+    }
+    if (!alive(server.child)) {
+      measurement.ok = false;
+      measurement.problem = [measurement.problem, 'server process died'].filter(Boolean).join('; ');
+    }
+    results.push({ ...measurement, ratioToBare: bare.requestsPerSec > 0 && measurement.ok ? round(measurement.requestsPerSec / bare.requestsPerSec, 3) : null });
+    if (!alive(server.child)) break;
+  }
+
+  const report = {
+    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memGiB: round(totalmem() / 1024 ** 3, 1) },
+    startedAt,
+    durationSec: DURATION,
+    warmupSec: WARMUP,
+    connections: CONNECTIONS,
+    bare,
+    scenarios: results,
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const out = join(RESULTS_DIR, 'latest.json');
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+
+  process.stdout.write(`\n${table(bare, results)}\n\n`);
+  process.stdout.write(
+    `node ${report.machine.node}, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), ${report.machine.memGiB} GiB; ` +
+      `${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s warm-up\nwritten to ${out}\n`,
+  );
+
+  const failed = [bare, ...results].filter((m) => !m.ok);
+  for (const m of failed) log(`FAILED ${m.name}: ${m.problem ?? ''}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+main()
+  .then(
+    (code) => code,
+    (error: unknown) => {
+      log(`error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      return 1;
+    },
+  )
+  .then(async (code) => {
+    await shutdown();
+    process.exit(code);
+  });
