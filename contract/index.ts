@@ -1,20 +1,72 @@
 import { initContract } from '@ts-rest/core';
+import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
+import { getDocuments } from './documents/get-documents.js';
+import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
+import { getFolders } from './folders/get-folders.js';
+import { addOrganization, deleteOrganization, getOrganizations, updateOrganization, updateOrganizationDisableState } from './organizations/organizations.js';
+import { addPermissions } from './permissions/add-permissions.js';
+import { generateToken } from './permissions/generate-token.js';
+import { getPermissions } from './permissions/get-permissions.js';
+import { removePermissions } from './permissions/remove-permissions.js';
+import { addUsers } from './users/add-users.js';
+import { deleteUsers, deleteUsersV2 } from './users/delete-users.js';
+import { getUsers } from './users/get-users.js';
+import { updateUsers } from './users/update-users.js';
+import { addUserGroup, addUsersToGroup, deleteUsersFromGroup, deleteUsersFromGroupV2 } from './users/user-groups.js';
 import { getActivityConfig } from './workspace/get-activity-config.js';
 import { getAuthTokens } from './workspace/get-auth-tokens.js';
 import { getEmailConfig } from './workspace/get-email-config.js';
 import { getEmailVerificationStatus } from './workspace/get-email-verification-status.js';
 import { getPermissionProviderConfig } from './workspace/get-permission-provider-config.js';
+import { updatePermissionProviderConfig } from './workspace/update-permission-provider-config.js';
 
 const c = initContract();
 
-/** Every operation of the service, and nothing else. Keys are the OpenAPI operationIds. */
+/** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
 export const contract = c.router({
   workspace: {
     getActivityConfig,
     getPermissionProviderConfig,
+    updatePermissionProviderConfig,
     getEmailConfig,
     getEmailVerificationStatus,
     getAuthTokens,
+  },
+  permissions: {
+    getPermissions,
+    addPermissions,
+    removePermissions,
+    generateToken,
+  },
+  users: {
+    addUsers,
+    getUsers,
+    updateUsers,
+    deleteUsers,
+    deleteUsersV2,
+    addUserGroup,
+    addUsersToGroup,
+    deleteUsersFromGroup,
+    deleteUsersFromGroupV2,
+  },
+  organizations: {
+    addOrganization,
+    getOrganizations,
+    updateOrganization,
+    deleteOrganization,
+    updateOrganizationDisableState,
+    getFolders,
+    addFolder,
+    updateFolder,
+    deleteFolder,
+    updateFolderAccess,
+    getDocuments,
+    addDocument,
+    updateDocument,
+    deleteDocument,
+    moveDocument,
+    updateDocumentAccess,
+    updateDocumentDisableState,
   },
 });
 

@@ -5,6 +5,7 @@ import { openDatabase } from './db/client.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createAccountsService, type AccountsService } from './domains/accounts/service.js';
+import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
 import { AppError } from './lib/app-error.js';
 import { Sealer } from './lib/crypto.js';
 import { loadMasterKey } from './lib/master-key.js';
@@ -19,47 +20,60 @@ class UsageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
 
+interface Services {
+  accounts: AccountsService;
+  signingKeys: SigningKeys;
+}
+
 interface Command {
   usage: string;
   flags: string[];
-  run(accounts: AccountsService, flags: Flags): Promise<unknown>;
+  run(services: Services, flags: Flags): Promise<unknown>;
 }
 
 const COMMANDS: Record<string, Command> = {
   'workspace create': {
     usage: 'workspace create --owner-email E [--name N]',
     flags: ['owner-email', 'name'],
-    run: (a, f) => a.createWorkspace({ ownerEmail: need(f, 'owner-email'), name: f.name }),
+    run: ({ accounts: a }, f) => a.createWorkspace({ ownerEmail: need(f, 'owner-email'), name: f.name }),
   },
   'workspace verify-email': {
     usage: 'workspace verify-email --owner-email E',
     flags: ['owner-email'],
-    run: (a, f) => a.verifyOwnerEmail(need(f, 'owner-email')),
+    run: ({ accounts: a }, f) => a.verifyOwnerEmail(need(f, 'owner-email')),
   },
   'workspace get': {
     usage: 'workspace get --api-key K',
     flags: ['api-key'],
-    run: (a, f) => a.getWorkspace(need(f, 'api-key')),
+    run: ({ accounts: a }, f) => a.getWorkspace(need(f, 'api-key')),
   },
   'auth-token create': {
     usage: 'auth-token create --api-key K [--name N]',
     flags: ['api-key', 'name'],
-    run: (a, f) => a.createAuthToken(need(f, 'api-key'), f.name),
+    run: ({ accounts: a }, f) => a.createAuthToken(need(f, 'api-key'), f.name),
   },
   'auth-token revoke': {
     usage: 'auth-token revoke --api-key K --auth-token T',
     flags: ['api-key', 'auth-token'],
-    run: (a, f) => a.revokeAuthToken(need(f, 'api-key'), need(f, 'auth-token')),
+    run: ({ accounts: a }, f) => a.revokeAuthToken(need(f, 'api-key'), need(f, 'auth-token')),
   },
   'ai-key set': {
     usage: 'ai-key set --api-key K --provider openai|anthropic|gemini --key SECRET',
     flags: ['api-key', 'provider', 'key'],
-    run: (a, f) => a.setAiKey(need(f, 'api-key'), need(f, 'provider'), need(f, 'key')),
+    run: ({ accounts: a }, f) => a.setAiKey(need(f, 'api-key'), need(f, 'provider'), need(f, 'key')),
   },
   'feature set': {
     usage: 'feature set --api-key K --name advancedQueries|notifications --enabled true|false',
     flags: ['api-key', 'name', 'enabled'],
-    run: (a, f) => a.setFeature(need(f, 'api-key'), need(f, 'name'), bool(need(f, 'enabled'), 'enabled')),
+    run: ({ accounts: a }, f) => a.setFeature(need(f, 'api-key'), need(f, 'name'), bool(need(f, 'enabled'), 'enabled')),
+  },
+  'signing-key rotate': {
+    usage: 'signing-key rotate --api-key K',
+    flags: ['api-key'],
+    run: async ({ accounts, signingKeys }, f) => {
+      const { apiKey } = await accounts.getWorkspace(need(f, 'api-key'));
+      return signingKeys.rotate(apiKey.id);
+    },
   },
 };
 
@@ -95,7 +109,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const database = await openDatabase(config.databaseUrl);
     try {
       const accounts = createAccountsService({ repo: createAccountsRepo(database.db), sealer });
-      return success(await command.run(accounts, flags));
+      const signingKeys = createSigningKeys({ db: database.db, sealer });
+      return success(await command.run({ accounts, signingKeys }, flags));
     } finally {
       await database.close();
     }

@@ -5,6 +5,7 @@ import { createApp, type AppDeps } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
+import { createSigningKeys, type UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { connectRedis } from './http/redis-store.js';
 import { Sealer } from './lib/crypto.js';
 import { loadMasterKey } from './lib/master-key.js';
@@ -14,6 +15,12 @@ export interface RunningServer {
   port: number;
   database: Database;
   server: Server;
+  /**
+   * Verifies a user token from Generate Token (signature by a published key,
+   * 48-hour expiry) and returns its claims; throws when it is not valid. For
+   * the real-time layer and anything else that must trust a user.
+   */
+  verifyUserToken(token: string): Promise<UserTokenClaims>;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -32,7 +39,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (migrated.applied.length > 0) logger.info({ applied: migrated.applied }, 'database migrations applied');
   const database = await openDatabase(config.databaseUrl);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const app = createApp({ config, db: database.db, sealer, logger, rateLimitStore: redis?.storeFor, ...options.overrides });
+  const signingKeys = createSigningKeys({ db: database.db, sealer, now: options.overrides?.now });
+  const app = createApp({ config, db: database.db, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
 
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -50,6 +58,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     port,
     database,
     server,
+    verifyUserToken: (token) => signingKeys.verify(token),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

@@ -21,6 +21,21 @@ export function resultOf<D extends z.ZodTypeAny>(data: D) {
   });
 }
 
+/**
+ * The success envelope of paged lists: `pageToken` sits beside `data` inside
+ * `result`, as the specification shows, and is null on the last page.
+ */
+export function pagedResultOf<I extends z.ZodTypeAny>(item: I) {
+  return z.object({
+    result: z.object({
+      status: z.literal('success'),
+      message: z.string(),
+      data: z.array(item),
+      pageToken: z.string().nullable().describe('Pass it back to get the next page; null on the last page.'),
+    }),
+  });
+}
+
 /** The success envelope of operations that return no data (e.g. CRDT add/update). */
 export function emptyResult() {
   return z.object({

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * SHA-256 digest used to look credentials up. API keys and auth tokens are
@@ -46,6 +46,11 @@ export class Sealer {
     this.#key = key;
   }
 
+  /** A subkey for another purpose (e.g. page-token MACs), so one master key never serves two algorithms. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `collab-backend:${purpose}`, 32));
+  }
+
   seal(plaintext: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
@@ -61,4 +66,9 @@ export class Sealer {
     decipher.setAuthTag(body.subarray(body.length - 16));
     return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
   }
+}
+
+/** HMAC-SHA256, base64url: integrity tags for opaque tokens we hand out. */
+export function mac(key: Buffer, data: string): string {
+  return createHmac('sha256', key).update(data, 'utf8').digest('base64url');
 }

@@ -90,6 +90,11 @@ export function createAccountsRepo(db: Db) {
       });
     },
 
+    async featureEnabled(apiKeyId: string, name: string): Promise<boolean> {
+      const row = await db.featureToggle.findUnique({ where: { apiKeyId_name: { apiKeyId, name } }, select: { enabled: true } });
+      return row?.enabled ?? true;
+    },
+
     listFeatures(apiKeyId: string) {
       return db.featureToggle.findMany({ where: { apiKeyId }, select: { name: true, enabled: true } });
     },

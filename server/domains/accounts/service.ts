@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Prisma } from '../../db/generated/sqlite/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../../lib/app-error.js';
 import { constantTimeEqual, digest, randomId, randomSecret, type Sealer } from '../../lib/crypto.js';
 import type { AccountsRepo } from './repo.js';
@@ -59,7 +59,7 @@ export function createAccountsService(deps: AccountsDeps) {
           authToken: row,
         });
       } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+        if (isUniqueViolation(error)) {
           throw alreadyExists(`a workspace already exists for ${ownerEmail}`);
         }
         throw error;

@@ -15,6 +15,9 @@ export function workspaceRouter(deps: { config: WorkspaceConfigService; accounts
     getPermissionProviderConfig: async ({ req }) =>
       ok('Permission provider config retrieved successfully.', await deps.config.permissionProviderConfig(applicationOf(req).apiKeyId)),
 
+    updatePermissionProviderConfig: async ({ req, body }) =>
+      ok('Permission provider config updated successfully.', await deps.config.updatePermissionProviderConfig(applicationOf(req).apiKeyId, body.data)),
+
     getEmailConfig: async ({ req }) =>
       ok('Email config retrieved successfully.', await deps.config.emailConfig(applicationOf(req).apiKeyId)),
 

@@ -1,5 +1,8 @@
 import type { TActivityServiceConfig, TEmailConfig, TPermissionProviderConfig } from '../../../contract/workspace/schemas.js';
+import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
+import { assertAllowedUrl } from '../../lib/outbound-http.js';
+import type { ProviderTarget } from '../permission-provider/client.js';
 import type { SettingsRepo } from './repo.js';
 
 /** How the permission provider config is stored: its token sealed at rest. */
@@ -19,7 +22,18 @@ export interface StoredEmailConfig {
   triggers: Record<string, boolean>;
 }
 
-export function createWorkspaceConfigService(deps: { repo: SettingsRepo; sealer: Sealer }) {
+export interface PermissionProviderUpdate {
+  usePermissionProvider?: boolean;
+  permissionProviderConfig?: { permissionProviderUrl?: string; authToken?: string };
+}
+
+export function createWorkspaceConfigService(deps: {
+  repo: SettingsRepo;
+  sealer: Sealer;
+  allowPrivateUrls: boolean;
+  /** Told when an application's provider config changes, so cached answers go. */
+  onPermissionProviderChange?: (apiKeyId: string) => void;
+}) {
   const { repo, sealer } = deps;
   const open = (sealed: string) => (sealed === '' ? '' : sealer.open(sealed));
 
@@ -38,6 +52,34 @@ export function createWorkspaceConfigService(deps: { repo: SettingsRepo; sealer:
           authToken: open(stored?.authTokenSealed ?? ''),
         },
       };
+    },
+
+    async updatePermissionProviderConfig(apiKeyId: string, update: PermissionProviderUpdate): Promise<TPermissionProviderConfig> {
+      const stored = await repo.get<StoredPermissionProvider>(apiKeyId, 'permissionProvider');
+      const next: StoredPermissionProvider = {
+        usePermissionProvider: update.usePermissionProvider ?? stored?.usePermissionProvider ?? false,
+        permissionProviderUrl: update.permissionProviderConfig?.permissionProviderUrl?.trim() ?? stored?.permissionProviderUrl ?? '',
+        authTokenSealed:
+          update.permissionProviderConfig?.authToken !== undefined
+            ? update.permissionProviderConfig.authToken === ''
+              ? ''
+              : sealer.seal(update.permissionProviderConfig.authToken)
+            : (stored?.authTokenSealed ?? ''),
+      };
+      if (next.usePermissionProvider && next.permissionProviderUrl === '') {
+        throw invalidArgument('data.permissionProviderConfig.permissionProviderUrl is required to turn the permission provider on');
+      }
+      if (next.permissionProviderUrl !== '') await assertAllowedUrl(next.permissionProviderUrl, { allowPrivate: deps.allowPrivateUrls });
+      await repo.put(apiKeyId, 'permissionProvider', next);
+      deps.onPermissionProviderChange?.(apiKeyId);
+      return this.permissionProviderConfig(apiKeyId);
+    },
+
+    /** Where to ask permission questions, or null while the provider is off. */
+    async permissionProviderTarget(apiKeyId: string): Promise<ProviderTarget | null> {
+      const stored = await repo.get<StoredPermissionProvider>(apiKeyId, 'permissionProvider');
+      if (!stored?.usePermissionProvider || stored.permissionProviderUrl === '') return null;
+      return { apiKeyId, url: stored.permissionProviderUrl, authToken: open(stored.authTokenSealed) };
     },
 
     async emailConfig(apiKeyId: string): Promise<TEmailConfig> {

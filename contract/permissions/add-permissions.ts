@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { emptyResult, operation } from '../common/envelope.js';
+import { ZId, ZResourcePermission } from '../access/schemas.js';
+
+/** Who receives (or loses) the permissions: a user, or a user group of an organization. */
+export const ZPermissionsPrincipal = z
+  .object({
+    user: z.object({ userId: ZId }).strict().optional(),
+    userGroup: z.object({ organizationId: ZId, organizationUserGroupId: ZId }).strict().optional(),
+    permissions: z.object({ resources: z.array(ZResourcePermission).min(1).max(100) }).strict(),
+  })
+  .strict()
+  .refine((d) => (d.user === undefined) !== (d.userGroup === undefined), { message: 'give exactly one of user, userGroup', path: ['user'] });
+
+export const addPermissions = operation({
+  path: '/v2/auth/permissions/add',
+  summary: 'Add Permissions',
+  description:
+    'Grants a user (or a user group) access to organizations, folders and documents. Each entry: `type`, `id`, `organizationId` (for folders and documents), `accessRole` (default `editor`), `expiresAt` (Unix seconds; the grant lapses then). Granting again replaces the role and expiry. Missing organizations are created; a missing folder or document is NOT_FOUND (nothing is granted). A group must exist (NOT_FOUND) and can only receive resources of its own organization.',
+  data: ZPermissionsPrincipal,
+  result: emptyResult(),
+});

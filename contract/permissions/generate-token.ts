@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { operation, resultOf } from '../common/envelope.js';
+import { ZId, ZResourcePermission } from '../access/schemas.js';
+
+export const ZGenerateTokenData = z
+  .object({
+    userId: ZId,
+    userProperties: z
+      .object({
+        name: z.string().min(1).max(256),
+        email: z.string().min(1).max(320),
+        isAdmin: z.boolean().optional().describe('Default false.'),
+        photoUrl: z.string().max(2048).optional(),
+        color: z.string().max(64).optional(),
+        textColor: z.string().max(64).optional(),
+        initial: z.string().max(8).optional(),
+        organizationId: z.unknown().optional().describe('Not allowed: the organization goes in permissions.resources as an entry of type `organization`.'),
+      })
+      .strict()
+      .superRefine((properties, ctx) => {
+        if (properties.organizationId !== undefined) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: ['organizationId'],
+            message: 'must not be in userProperties: put the organization in permissions.resources as an entry of type organization',
+          });
+        }
+      }),
+    permissions: z.object({ resources: z.array(ZResourcePermission).max(100) }).strict(),
+  })
+  .strict();
+
+export const generateToken = operation({
+  path: '/v2/auth/generate_token',
+  summary: 'Generate Token',
+  description:
+    'Issues a user token: a JWT signed with ES256 (public keys at GET /.well-known/jwks.json), valid for 48 hours, carrying the user properties and the resource permissions (accessRole default `editor`). The user record is created or updated and the permissions are granted like Add Permissions. `organizationId` inside `userProperties` is INVALID_ARGUMENT: put the organization in `permissions.resources` as an entry of type `organization`. With the permission provider on, each resource is checked with the provider and only granted ones are carried.',
+  data: ZGenerateTokenData,
+  result: resultOf(z.object({ token: z.string() })),
+});

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { operation, resultOf } from '../common/envelope.js';
+import { ZId, ZPermissionResult } from '../access/schemas.js';
+
+export const ZGetPermissionsData = z
+  .object({
+    organizationId: ZId,
+    userIds: z.array(ZId).min(1).max(100).describe('At most 100 users.'),
+    folderIds: z.array(ZId).max(100).optional().describe('Include these folders in the result (at most 100).'),
+    documentIds: z.array(ZId).max(100).optional().describe('Include these documents in the result (at most 100).'),
+  })
+  .strict();
+
+export const getPermissions = operation({
+  path: '/v2/auth/permissions/get',
+  summary: 'Get Permissions',
+  description:
+    'Effective access of each user to the organization and the requested folders and documents, keyed by user ID. Denied access is an entry with `error`, `errorCode: permission_denied` and `accessType` inside the success response. A requested folder or document that does not exist makes the response a NOT_FOUND error whose `details` carry the per-user structure, the missing entries with `errorCode: does_not_exist`. Expired temporary grants are ignored. With the permission provider on, the provider answers instead of the stored grants.',
+  data: ZGetPermissionsData,
+  result: resultOf(z.record(ZPermissionResult)),
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { operation, resultOf } from '../common/envelope.js';
+import { ZId } from '../access/schemas.js';
+
+export const ZDeleteUsersData = z
+  .object({
+    organizationId: ZId,
+    documentId: ZId.optional().describe('Remove from this document only.'),
+    folderId: ZId.optional().describe('Remove from this folder only; give documentId or folderId, not both.'),
+    userIds: z.array(ZId).min(1).max(1000),
+  })
+  .strict()
+  .refine((d) => d.documentId === undefined || d.folderId === undefined, { message: 'give documentId or folderId, not both', path: ['folderId'] });
+
+const ZDeleteUsersResult = resultOf(z.record(z.object({ success: z.boolean(), message: z.string() })));
+
+const DESCRIPTION =
+  'Removes users from the organization — all their access to its folders, documents and user groups, and its contact list — or with `folderId`/`documentId` from that folder or document only. Result keyed by user ID; a user who is not there gets `success: false` with a does-not-exist message inside the successful response.';
+
+export const deleteUsers = operation({
+  path: '/v1/users/delete',
+  summary: 'Delete Users',
+  description: DESCRIPTION,
+  data: ZDeleteUsersData,
+  result: ZDeleteUsersResult,
+});
+
+export const deleteUsersV2 = operation({
+  path: '/v2/users/delete',
+  summary: 'Delete Users (v2 alias)',
+  description: `Alias of /v1/users/delete. ${DESCRIPTION}`,
+  data: ZDeleteUsersData,
+  result: ZDeleteUsersResult,
+});

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { operation, resultOf } from '../common/envelope.js';
+import { ZId, ZUserGroup } from '../access/schemas.js';
+
+export const addUserGroup = operation({
+  path: '/v2/organizations/usergroups/add',
+  summary: 'Add User Group',
+  description: 'Creates a user group in an organization (created when missing). ALREADY_EXISTS when the group ID is taken in that organization.',
+  data: z.object({ organizationId: ZId, organizationUserGroupId: ZId, name: z.string().min(1).max(256) }).strict(),
+  result: resultOf(ZUserGroup),
+});
+
+const ZGroupOutcomes = z.record(z.object({ success: z.boolean(), organizationUserGroupId: z.string(), message: z.string() }));
+
+export const addUsersToGroup = operation({
+  path: '/v2/organizations/usergroups/users/add',
+  summary: 'Add Users to Group',
+  description:
+    'Adds known users (created by Add Users or Generate Token) to a user group; members receive what the group was granted. NOT_FOUND for an unknown group; an unknown user gets `success: false` inside the successful response. Result keyed by user ID.',
+  data: z.object({ organizationId: ZId, organizationUserGroupId: ZId, userIds: z.array(ZId).min(1).max(1000) }).strict(),
+  result: resultOf(ZGroupOutcomes),
+});
+
+export const ZDeleteUsersFromGroupData = z
+  .object({
+    organizationId: ZId,
+    organizationUserGroupId: ZId,
+    userIds: z.array(ZId).min(1).max(1000).optional().describe('Users to remove; or deleteAll.'),
+    deleteAll: z.boolean().optional().describe('When true, every user of the group is removed; then userIds may be omitted.'),
+  })
+  .strict()
+  .refine((d) => d.deleteAll === true || d.userIds !== undefined, { message: 'give userIds, or deleteAll: true', path: ['userIds'] });
+
+const DESCRIPTION =
+  'Removes users from a user group: the listed `userIds`, or every member with `deleteAll: true` (either alone is valid). NOT_FOUND for an unknown group. Result keyed by user ID, each `{success, organizationUserGroupId, message}`; a user who is not a member gets `success: false`.';
+
+export const deleteUsersFromGroup = operation({
+  path: '/v1/organizations/usergroups/users/delete',
+  summary: 'Delete Users from Groups',
+  description: DESCRIPTION,
+  data: ZDeleteUsersFromGroupData,
+  result: resultOf(ZGroupOutcomes),
+});
+
+export const deleteUsersFromGroupV2 = operation({
+  path: '/v2/organizations/usergroups/users/delete',
+  summary: 'Delete Users from Groups (v2 alias)',
+  description: `Alias of /v1/organizations/usergroups/users/delete. ${DESCRIPTION}`,
+  data: ZDeleteUsersFromGroupData,
+  result: resultOf(ZGroupOutcomes),
+});

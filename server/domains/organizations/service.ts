@@ -1,0 +1,241 @@
+import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/common/paging.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
+import { pageOf, type PageTokens } from '../../lib/page-token.js';
+import type { FeatureGate } from '../accounts/features.js';
+import type { AccessRepo } from '../access/repo.js';
+import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
+
+/** The calling application: its ID scopes every query, its key is echoed in folder records. */
+export interface App {
+  apiKeyId: string;
+  apiKey: string;
+}
+
+export function createOrganizationsService(deps: { repo: AccessRepo; features: FeatureGate; pageTokens: PageTokens }) {
+  const { repo, features, pageTokens } = deps;
+
+  async function organizationOrThrow(app: App, organizationId: string) {
+    const organization = await repo.findOrganization(app.apiKeyId, organizationId);
+    if (!organization) throw notFound(`organization ${organizationId} does not exist`);
+    return organization;
+  }
+
+  async function folderOrThrow(app: App, organizationId: string, folderId: string) {
+    const folder = await repo.findFolder(app.apiKeyId, organizationId, folderId);
+    if (!folder) throw notFound(`folder ${folderId} does not exist in organization ${organizationId}`);
+    return folder;
+  }
+
+  async function documentOrThrow(app: App, organizationId: string, documentId: string) {
+    const document = await repo.findDocument(app.apiKeyId, organizationId, documentId);
+    if (!document) throw notFound(`document ${documentId} does not exist in organization ${organizationId}`);
+    return document;
+  }
+
+  async function folderRecord(app: App, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
+    return folderTree(await repo.listFolders(app.apiKeyId, organizationId), app.apiKey).record(
+      await folderOrThrow(app, organizationId, folderId),
+      depth,
+    );
+  }
+
+  async function documentRecord(app: App, row: Parameters<typeof toDocument>[0]): Promise<TDocument> {
+    return toDocument(row, row.folderId === null ? new Map() : folderNodes(await repo.listFolders(app.apiKeyId, row.organizationId)));
+  }
+
+  /** `root` (or nothing) is the top of the organization; anything else must be a folder of it. */
+  async function parentIdFrom(app: App, organizationId: string, parentFolderId: string | undefined): Promise<string | null> {
+    if (parentFolderId === undefined || parentFolderId === ROOT) return null;
+    await folderOrThrow(app, organizationId, parentFolderId);
+    return parentFolderId;
+  }
+
+  async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw alreadyExists(`${what} already exists`);
+      throw error;
+    }
+  }
+
+  return {
+    // ── organizations ──
+    async addOrganization(app: App, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
+      const row = await created(`organization ${input.organizationId}`, () =>
+        repo.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
+      );
+      return toOrganization(row);
+    },
+
+    async getOrganizations(app: App, input: { organizationIds?: string[]; pageSize?: number; pageToken?: string }) {
+      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
+      const scope = `organizations\n${app.apiKeyId}\n${(input.organizationIds ?? []).join('\u0000')}`;
+      const rows = await repo.listOrganizations(app.apiKeyId, {
+        ids: input.organizationIds,
+        after: pageTokens.decode(scope, input.pageToken),
+        take: pageSize + 1,
+      });
+      const page = pageOf(rows, pageSize, (r) => ({ at: r.createdAt.getTime(), id: r.id }), (c) => pageTokens.encode(scope, c));
+      return { items: page.items.map(toOrganization), pageToken: page.pageToken };
+    },
+
+    async updateOrganization(app: App, input: { organizationId: string; organizationName?: string; disabled?: boolean }): Promise<TOrganization> {
+      await organizationOrThrow(app, input.organizationId);
+      return toOrganization(await repo.updateOrganization(app.apiKeyId, input.organizationId, { name: input.organizationName, disabled: input.disabled }));
+    },
+
+    async deleteOrganization(app: App, input: { organizationId: string }): Promise<void> {
+      await organizationOrThrow(app, input.organizationId);
+      await repo.deleteOrganization(app.apiKeyId, input.organizationId);
+    },
+
+    // ── folders ──
+    async getFolders(app: App, input: { organizationId: string; folderId?: string; maxDepth?: number }): Promise<TFolder[]> {
+      await features.require(app.apiKeyId, 'advancedQueries');
+      await organizationOrThrow(app, input.organizationId);
+      const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
+      const tree = folderTree(rows, app.apiKey);
+      const depth = input.maxDepth ?? 1;
+      if (input.folderId === undefined) return rows.map((row) => tree.record(row, depth));
+      const row = tree.byId.get(input.folderId);
+      if (!row) throw notFound(`folder ${input.folderId} does not exist in organization ${input.organizationId}`);
+      return [tree.record(row, depth)];
+    },
+
+    async addFolder(
+      app: App,
+      input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
+    ): Promise<TFolder> {
+      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+      const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
+      await created(`folder ${input.folderId}`, () =>
+        repo.createFolder({
+          apiKeyId: app.apiKeyId,
+          organizationId: input.organizationId,
+          id: input.folderId,
+          name: input.folderName ?? input.folderId,
+          parentId,
+          accessType: input.accessType ?? 'organizationPrivate',
+          inheritAccessFromParent: input.inheritAccessFromParent ?? parentId !== null,
+        }),
+      );
+      return folderRecord(app, input.organizationId, input.folderId);
+    },
+
+    async updateFolder(app: App, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
+      await folderOrThrow(app, input.organizationId, input.folderId);
+      let parentId: string | null | undefined;
+      if (input.parentFolderId !== undefined) {
+        parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
+        if (parentId !== null) {
+          const tree = folderTree(await repo.listFolders(app.apiKeyId, input.organizationId), app.apiKey);
+          const chain = [...tree.record(tree.byId.get(parentId)!, 0).ancestors, parentId];
+          if (chain.includes(input.folderId)) throw invalidArgument(`folder ${input.folderId} cannot move under itself or one of its subfolders`);
+        }
+      }
+      await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, { name: input.folderName, parentId });
+      return folderRecord(app, input.organizationId, input.folderId);
+    },
+
+    async deleteFolder(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
+      await folderOrThrow(app, input.organizationId, input.folderId);
+      const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
+      // The folder and every folder below it.
+      const doomed = new Set([input.folderId]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const row of rows) {
+          if (row.parentId !== null && doomed.has(row.parentId) && !doomed.has(row.id)) {
+            doomed.add(row.id);
+            grew = true;
+          }
+        }
+      }
+      await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
+    },
+
+    async updateFolderAccess(
+      app: App,
+      input: { organizationId: string; folderId: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
+    ): Promise<TFolder> {
+      await folderOrThrow(app, input.organizationId, input.folderId);
+      await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, {
+        accessType: input.accessType,
+        inheritAccessFromParent: input.inheritAccessFromParent,
+      });
+      return folderRecord(app, input.organizationId, input.folderId);
+    },
+
+    // ── documents ──
+    async getDocuments(app: App, input: { organizationId: string; documentIds?: string[]; folderId?: string; pageSize?: number; pageToken?: string }) {
+      await features.require(app.apiKeyId, 'advancedQueries');
+      await organizationOrThrow(app, input.organizationId);
+      if (input.folderId !== undefined) await folderOrThrow(app, input.organizationId, input.folderId);
+      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
+      const scope = ['documents', app.apiKeyId, input.organizationId, input.folderId ?? '', (input.documentIds ?? []).join('\u0000')].join('\n');
+      const [rows, folders] = await Promise.all([
+        repo.listDocuments(app.apiKeyId, input.organizationId, {
+          ids: input.documentIds,
+          folderId: input.folderId,
+          after: pageTokens.decode(scope, input.pageToken),
+          take: pageSize + 1,
+        }),
+        repo.listFolders(app.apiKeyId, input.organizationId),
+      ]);
+      const nodes = folderNodes(folders);
+      const page = pageOf(rows, pageSize, (r) => ({ at: r.createdAt.getTime(), id: r.id }), (c) => pageTokens.encode(scope, c));
+      return { items: page.items.map((row) => toDocument(row, nodes)), pageToken: page.pageToken };
+    },
+
+    async addDocument(
+      app: App,
+      input: { organizationId: string; documentId: string; documentName?: string; folderId?: string; accessType?: TAccessType },
+    ): Promise<TDocument> {
+      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+      const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
+      const row = await created(`document ${input.documentId}`, () =>
+        repo.createDocument({
+          apiKeyId: app.apiKeyId,
+          organizationId: input.organizationId,
+          id: input.documentId,
+          name: input.documentName ?? input.documentId,
+          folderId,
+          accessType: input.accessType ?? 'organizationPrivate',
+        }),
+      );
+      return documentRecord(app, row);
+    },
+
+    async updateDocument(app: App, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
+      await documentOrThrow(app, input.organizationId, input.documentId);
+      const row = await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { name: input.documentName, disabled: input.disabled });
+      return documentRecord(app, row);
+    },
+
+    async deleteDocument(app: App, input: { organizationId: string; documentId: string }): Promise<void> {
+      await documentOrThrow(app, input.organizationId, input.documentId);
+      await repo.deleteDocument(app.apiKeyId, input.organizationId, input.documentId);
+    },
+
+    async moveDocument(app: App, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {
+      await documentOrThrow(app, input.organizationId, input.documentId);
+      const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
+      return documentRecord(app, await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { folderId }));
+    },
+
+    async updateDocumentAccess(app: App, input: { organizationId: string; documentId: string; accessType: TAccessType }): Promise<TDocument> {
+      const document = await documentOrThrow(app, input.organizationId, input.documentId);
+      if (document.folderId !== null) {
+        throw failedPrecondition(
+          `document ${input.documentId} is in folder ${document.folderId} and takes its access type; change the folder's access type or move the document to root`,
+        );
+      }
+      return documentRecord(app, await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { accessType: input.accessType }));
+    },
+  };
+}
+
+export type OrganizationsService = ReturnType<typeof createOrganizationsService>;

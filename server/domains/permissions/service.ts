@@ -1,0 +1,256 @@
+import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
+import { ignoreUniqueViolation } from '../../db/errors.js';
+import { invalidArgument, notFound } from '../../lib/app-error.js';
+import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
+import { createResolver, documentAccessType, folderAccessType, type Access, type DocumentNode } from '../access/resolve.js';
+import { folderNodes } from '../organizations/shapes.js';
+import type { App } from '../organizations/service.js';
+import { answerKey, type PermissionProviderClient, type ProviderRequest } from '../permission-provider/client.js';
+import type { WorkspaceConfigService } from '../workspace/service.js';
+import type { SigningKeys, UserTokenClaims } from './signing-keys.js';
+
+type Maps = Required<TPermissionResult>;
+type Principal = { type: PrincipalType; id: string; organizationId?: string };
+
+const denied = (what: string, userId: string, accessType?: string): TPermissionEntry => ({
+  error: `user ${userId} does not have access to ${what}`,
+  errorCode: 'permission_denied',
+  ...(accessType ? { accessType: accessType as TPermissionEntry['accessType'] } : {}),
+});
+const missing = (what: string): TPermissionEntry => ({ error: `${what} does not exist`, errorCode: 'does_not_exist' });
+const granted = (access: Access, accessType?: string): TPermissionEntry => ({
+  accessRole: access.accessRole,
+  ...(accessType ? { accessType: accessType as TPermissionEntry['accessType'] } : {}),
+  ...(access.expiresAt !== undefined ? { expiresAt: access.expiresAt } : {}),
+});
+
+const organizationOf = (entry: TResourcePermission) => (entry.type === 'organization' ? entry.id : entry.organizationId!);
+
+export function createPermissionsService(deps: {
+  repo: AccessRepo;
+  config: WorkspaceConfigService;
+  provider: PermissionProviderClient;
+  signingKeys: SigningKeys;
+  nowSeconds: () => number;
+}) {
+  const { repo } = deps;
+
+  /** Get Permissions from the stored grants. */
+  async function resolveLocally(app: App, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
+    const { organizationId, userIds } = input;
+    const [organization, folderRows, documentRows, memberships] = await Promise.all([
+      repo.findOrganization(app.apiKeyId, organizationId),
+      repo.listFolders(app.apiKeyId, organizationId),
+      input.documentIds.length > 0 ? repo.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
+      repo.groupsOfUsers(app.apiKeyId, organizationId, userIds),
+    ]);
+    const groupsOfUser = new Map<string, string[]>();
+    for (const m of memberships) groupsOfUser.set(m.userId, [...(groupsOfUser.get(m.userId) ?? []), m.groupId]);
+    const grants = await repo.liveGrantsOf(
+      app.apiKeyId,
+      organizationId,
+      [
+        { type: 'user', ids: userIds },
+        { type: 'group', ids: [...new Set(memberships.map((m) => m.groupId))] },
+      ],
+      deps.nowSeconds(),
+    );
+    const folders = folderNodes(folderRows);
+    const documents = new Map(documentRows.map((d) => [d.id, { id: d.id, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled } as DocumentNode]));
+    const resolver = organization ? createResolver({ organization, folders, grants, groupsOfUser }) : null;
+
+    let anyMissing = false;
+    const result: Record<string, Maps> = {};
+    for (const userId of userIds) {
+      const maps: Maps = { organization: {}, folders: {}, documents: {} };
+      if (!resolver) {
+        anyMissing = true;
+        maps.organization[organizationId] = missing(`organization ${organizationId}`);
+      } else {
+        const access = resolver.organization(userId);
+        maps.organization[organizationId] = access ? granted(access) : denied(`organization ${organizationId}`, userId);
+      }
+      for (const folderId of input.folderIds) {
+        if (!resolver || !folders.has(folderId)) {
+          anyMissing = true;
+          maps.folders[folderId] = missing(`folder ${folderId}`);
+          continue;
+        }
+        const accessType = folderAccessType(folders, folderId);
+        const access = resolver.folder(userId, folderId);
+        maps.folders[folderId] = access ? granted(access, accessType) : denied(`folder ${folderId}`, userId, accessType);
+      }
+      for (const documentId of input.documentIds) {
+        const document = documents.get(documentId);
+        if (!resolver || !document) {
+          anyMissing = true;
+          maps.documents[documentId] = missing(`document ${documentId}`);
+          continue;
+        }
+        const accessType = documentAccessType(folders, document);
+        const access = resolver.document(userId, document);
+        maps.documents[documentId] = access ? granted(access, accessType) : denied(`document ${documentId}`, userId, accessType);
+      }
+      result[userId] = maps;
+    }
+    if (anyMissing) throw notFound('one or more of the requested resources do not exist; see details', result);
+    return result;
+  }
+
+  /** Get Permissions from the application's permission provider; local records only add accessType. */
+  async function resolveWithProvider(
+    app: App,
+    target: NonNullable<Awaited<ReturnType<WorkspaceConfigService['permissionProviderTarget']>>>,
+    input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] },
+  ) {
+    const { organizationId } = input;
+    const resources: { type: ResourceType; id: string }[] = [
+      { type: 'organization', id: organizationId },
+      ...input.folderIds.map((id) => ({ type: 'folder' as const, id })),
+      ...input.documentIds.map((id) => ({ type: 'document' as const, id })),
+    ];
+    const requests: ProviderRequest[] = input.userIds.flatMap((userId) => resources.map((r) => ({ userId, resource: { ...r, organizationId } })));
+    const [answers, folderRows, documentRows] = await Promise.all([
+      deps.provider.ask(target, requests),
+      repo.listFolders(app.apiKeyId, organizationId),
+      input.documentIds.length > 0 ? repo.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
+    ]);
+    const folders = folderNodes(folderRows);
+    const accessTypes = new Map<string, string>([
+      ...input.folderIds.filter((id) => folders.has(id)).map((id) => [`folder:${id}`, folderAccessType(folders, id)] as [string, string]),
+      ...documentRows.map((d) => [`document:${d.id}`, documentAccessType(folders, d as unknown as DocumentNode)] as [string, string]),
+    ]);
+    const result: Record<string, Maps> = {};
+    for (const userId of input.userIds) {
+      const maps: Maps = { organization: {}, folders: {}, documents: {} };
+      for (const r of resources) {
+        const answer = answers.get(answerKey(userId, r.type, r.id))!;
+        const accessType = accessTypes.get(`${r.type}:${r.id}`);
+        const map = r.type === 'organization' ? maps.organization : r.type === 'folder' ? maps.folders : maps.documents;
+        map[r.id] = answer.hasAccess
+          ? granted({ accessRole: answer.accessRole ?? 'editor', ...(answer.expiresAt !== undefined ? { expiresAt: answer.expiresAt } : {}) }, accessType)
+          : denied(`${r.type} ${r.id}`, userId, accessType);
+      }
+      result[userId] = maps;
+    }
+    return result;
+  }
+
+  /** Checks the principal and the entries, creating missing organizations, folders and documents. */
+  async function prepareGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
+    if (principal.type === 'group') {
+      const group = await repo.findGroup(app.apiKeyId, principal.organizationId!, principal.id);
+      if (!group) throw notFound(`user group ${principal.id} does not exist in organization ${principal.organizationId}`);
+      const foreign = resources.find((r) => organizationOf(r) !== principal.organizationId);
+      if (foreign) throw invalidArgument(`user group ${principal.id} belongs to organization ${principal.organizationId}; it cannot be granted ${foreign.type} ${foreign.id} of organization ${organizationOf(foreign)}`);
+    }
+    const lapsed = resources.find((r) => r.expiresAt !== undefined && r.expiresAt <= deps.nowSeconds());
+    if (lapsed) throw invalidArgument(`expiresAt of ${lapsed.type} ${lapsed.id} is in the past (it is Unix seconds)`);
+    for (const organizationId of new Set(resources.map(organizationOf))) await repo.ensureOrganization(app.apiKeyId, organizationId);
+    for (const r of resources) {
+      // Resources are created on first grant, as clients create documents by opening them.
+      if (r.type === 'folder' && !(await repo.findFolder(app.apiKeyId, r.organizationId!, r.id))) {
+        await repo
+          .createFolder({ apiKeyId: app.apiKeyId, organizationId: r.organizationId!, id: r.id, name: r.id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false })
+          .catch(ignoreUniqueViolation);
+      }
+      if (r.type === 'document' && !(await repo.findDocument(app.apiKeyId, r.organizationId!, r.id))) {
+        await repo
+          .createDocument({ apiKeyId: app.apiKeyId, organizationId: r.organizationId!, id: r.id, name: r.id, folderId: null, accessType: 'organizationPrivate' })
+          .catch(ignoreUniqueViolation);
+      }
+    }
+    if (principal.type === 'user') await repo.ensureUser(app.apiKeyId, principal.id);
+  }
+
+  function grantRow(principal: Principal, r: TResourcePermission): GrantRow {
+    return {
+      resourceType: r.type,
+      resourceId: r.id,
+      principalType: principal.type,
+      principalId: principal.id,
+      accessRole: r.accessRole ?? 'editor',
+      expiresAt: r.expiresAt ?? null,
+    };
+  }
+
+  function principalOf(input: { user?: { userId: string }; userGroup?: { organizationId: string; organizationUserGroupId: string } }): Principal {
+    if (input.user) return { type: 'user', id: input.user.userId };
+    return { type: 'group', id: input.userGroup!.organizationUserGroupId, organizationId: input.userGroup!.organizationId };
+  }
+
+  return {
+    async getPermissions(app: App, input: { organizationId: string; userIds: string[]; folderIds?: string[]; documentIds?: string[] }) {
+      const normalized = {
+        organizationId: input.organizationId,
+        userIds: [...new Set(input.userIds)],
+        folderIds: [...new Set(input.folderIds ?? [])],
+        documentIds: [...new Set(input.documentIds ?? [])],
+      };
+      const target = await deps.config.permissionProviderTarget(app.apiKeyId);
+      return target ? resolveWithProvider(app, target, normalized) : resolveLocally(app, normalized);
+    },
+
+    async addPermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+      const principal = principalOf(input);
+      await prepareGrants(app, principal, input.permissions.resources);
+      for (const r of input.permissions.resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+    },
+
+    async removePermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+      const principal = principalOf(input);
+      for (const r of input.permissions.resources) {
+        await repo.deleteGrants(app.apiKeyId, organizationOf(r), { resourceType: r.type, resourceId: r.id, principalType: principal.type, principalId: principal.id });
+      }
+    },
+
+    async generateToken(
+      app: App,
+      input: {
+        userId: string;
+        userProperties: { name: string; email: string; isAdmin?: boolean; photoUrl?: string; color?: string; textColor?: string; initial?: string };
+        permissions: { resources: TResourcePermission[] };
+      },
+    ): Promise<{ token: string }> {
+      const { organizationId: _never, ...properties } = input.userProperties as typeof input.userProperties & { organizationId?: unknown };
+      const profile = Object.fromEntries(Object.entries({ photoUrl: properties.photoUrl, color: properties.color, textColor: properties.textColor }).filter(([, v]) => v !== undefined));
+      const initial = properties.initial ?? (properties.name.trim()[0] ?? '').toUpperCase();
+      await repo.upsertUser({ apiKeyId: app.apiKeyId, id: input.userId, name: properties.name, email: properties.email, initial, profile: JSON.stringify(profile) });
+
+      let resources = input.permissions.resources.map((r) => ({ ...r, accessRole: r.accessRole ?? ('editor' as const) }));
+      const target = await deps.config.permissionProviderTarget(app.apiKeyId);
+      if (target) {
+        // The provider decides; only what it grants goes into the token, with its role and expiry.
+        const answers = await deps.provider.ask(
+          target,
+          resources.map((r) => ({ userId: input.userId, resource: { id: r.id, type: r.type, organizationId: organizationOf(r) } })),
+        );
+        resources = resources.flatMap((r) => {
+          const answer = answers.get(answerKey(input.userId, r.type, r.id));
+          if (!answer?.hasAccess) return [];
+          return [{ ...r, accessRole: answer.accessRole ?? 'editor', ...(answer.expiresAt !== undefined ? { expiresAt: answer.expiresAt } : {}) }];
+        });
+      } else {
+        const principal: Principal = { type: 'user', id: input.userId };
+        await prepareGrants(app, principal, resources);
+        for (const r of resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+      }
+
+      const claims: Omit<UserTokenClaims, 'app'> = {
+        user: { userId: input.userId, ...properties, initial, isAdmin: properties.isAdmin ?? false },
+        permissions: {
+          resources: resources.map((r) => ({
+            type: r.type,
+            id: r.id,
+            ...(r.type !== 'organization' ? { organizationId: r.organizationId } : {}),
+            accessRole: r.accessRole,
+            ...(r.expiresAt !== undefined ? { expiresAt: r.expiresAt } : {}),
+          })),
+        },
+      };
+      return { token: await deps.signingKeys.sign(app.apiKeyId, claims, input.userId) };
+    },
+  };
+}
+
+export type PermissionsService = ReturnType<typeof createPermissionsService>;

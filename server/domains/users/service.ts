@@ -1,0 +1,221 @@
+import type { TUserInput } from '../../../contract/access/schemas.js';
+import { DEFAULT_PAGE_SIZE } from '../../../contract/common/paging.js';
+import { ignoreUniqueViolation, isUniqueViolation } from '../../db/errors.js';
+import { alreadyExists, notFound } from '../../lib/app-error.js';
+import { pageOf, type PageTokens } from '../../lib/page-token.js';
+import type { AccessRepo, ResourceType } from '../access/repo.js';
+import type { App } from '../organizations/service.js';
+
+type Level = { type: ResourceType; id: string; label: string };
+
+interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  initial: string;
+  profile: string;
+}
+
+const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
+
+/** The user record after applying the given fields over the stored ones. */
+function mergeUser(app: App, stored: UserRow | undefined, input: TUserInput) {
+  const name = input.name ?? stored?.name ?? '';
+  const email = input.email ?? stored?.email ?? '';
+  const profile: Record<string, string> = { ...(stored ? (JSON.parse(stored.profile) as Record<string, string>) : {}) };
+  for (const field of PROFILE_FIELDS) if (input[field] !== undefined) profile[field] = input[field];
+  // The spec: initial is derived from the name when omitted.
+  const initial = input.initial ?? (input.name !== undefined || !stored ? initialOf(name || email || input.userId) : stored.initial);
+  return { apiKeyId: app.apiKeyId, id: input.userId, name, email, initial, profile: JSON.stringify(profile) };
+}
+
+function initialOf(text: string): string {
+  return (text.trim()[0] ?? '').toUpperCase();
+}
+
+function toUserRecord(user: UserRow | undefined, userId: string, grant: { accessRole: string; expiresAt: number | null }) {
+  const profile = user ? (JSON.parse(user.profile) as Record<string, string>) : {};
+  return {
+    userId,
+    name: user?.name ?? '',
+    email: user?.email ?? '',
+    initial: user?.initial ?? '',
+    accessRole: grant.accessRole as 'viewer' | 'editor',
+    ...(grant.expiresAt !== null ? { expiresAt: grant.expiresAt } : {}),
+    ...profile,
+  };
+}
+
+export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTokens; nowSeconds: () => number }) {
+  const { repo, pageTokens } = deps;
+
+  /** The level an operation acts on: a document, a folder, or the organization itself. */
+  function levelOf(input: { organizationId: string; documentId?: string; folderId?: string }): Level {
+    if (input.documentId !== undefined) return { type: 'document', id: input.documentId, label: `document ${input.documentId}` };
+    if (input.folderId !== undefined) return { type: 'folder', id: input.folderId, label: `folder ${input.folderId}` };
+    return { type: 'organization', id: input.organizationId, label: `organization ${input.organizationId}` };
+  }
+
+  async function levelOrThrow(app: App, organizationId: string, level: Level): Promise<void> {
+    const exists =
+      level.type === 'organization'
+        ? await repo.findOrganization(app.apiKeyId, organizationId)
+        : level.type === 'folder'
+          ? await repo.findFolder(app.apiKeyId, organizationId, level.id)
+          : await repo.findDocument(app.apiKeyId, organizationId, level.id);
+    if (!exists) throw notFound(`${level.label} does not exist${level.type === 'organization' ? '' : ` in organization ${organizationId}`}`);
+  }
+
+  async function groupOrThrow(app: App, organizationId: string, groupId: string) {
+    const group = await repo.findGroup(app.apiKeyId, organizationId, groupId);
+    if (!group) throw notFound(`user group ${groupId} does not exist in organization ${organizationId}`);
+    return group;
+  }
+
+  return {
+    async addUsers(
+      app: App,
+      input: { organizationId: string; documentId?: string; createDocument?: boolean; folderId?: string; createFolder?: boolean; users: TUserInput[] },
+    ) {
+      const { organizationId } = input;
+      // The spec: adding users to a nonexistent organization creates it.
+      await repo.ensureOrganization(app.apiKeyId, organizationId);
+      const level = levelOf(input);
+      if (level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id))) {
+        if (!input.createDocument) throw notFound(`document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`);
+        await repo
+          .createDocument({ apiKeyId: app.apiKeyId, organizationId, id: level.id, name: level.id, folderId: null, accessType: 'organizationPrivate' })
+          .catch(ignoreUniqueViolation);
+      }
+      if (level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id))) {
+        if (!input.createFolder) throw notFound(`folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`);
+        await repo
+          .createFolder({ apiKeyId: app.apiKeyId, organizationId, id: level.id, name: level.id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false })
+          .catch(ignoreUniqueViolation);
+      }
+
+      const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
+      const result: Record<string, { success: boolean; id: string; message: string }> = {};
+      for (const user of input.users) {
+        const merged = mergeUser(app, stored.get(user.userId), user);
+        await repo.upsertUser(merged);
+        stored.set(user.userId, merged);
+        await repo.addMember(app.apiKeyId, organizationId, level, user.userId, user.accessRole);
+        result[user.userId] = { success: true, id: user.userId, message: `User added to ${level.label}.` };
+      }
+      return result;
+    },
+
+    async deleteUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
+      const { organizationId } = input;
+      const level = levelOf(input);
+      const result: Record<string, { success: boolean; message: string }> = {};
+      for (const userId of input.userIds) {
+        let removed: number;
+        if (level.type === 'organization') {
+          // The spec: organization-level removal takes away access to every
+          // document and data of the organization and its contact list.
+          const grants = await repo.deleteGrants(app.apiKeyId, organizationId, { principalType: 'user', principalId: userId });
+          const memberships = await repo.removeGroupMembers(app.apiKeyId, organizationId, undefined, [userId]);
+          removed = grants.count + memberships.count;
+        } else {
+          removed = (await repo.deleteGrants(app.apiKeyId, organizationId, { resourceType: level.type, resourceId: level.id, principalType: 'user', principalId: userId })).count;
+        }
+        result[userId] = removed > 0 ? { success: true, message: `User removed from ${level.label}.` } : { success: false, message: `User ${userId} does not exist in ${level.label}.` };
+      }
+      return result;
+    },
+
+    async getUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
+      const level = levelOf(input);
+      await levelOrThrow(app, input.organizationId, level);
+      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
+      const scope = ['users', app.apiKeyId, input.organizationId, level.type, level.id, (input.userIds ?? []).join('\u0000')].join('\n');
+      const grants = await repo.membersOf(app.apiKeyId, input.organizationId, level, {
+        userIds: input.userIds,
+        after: pageTokens.decode(scope, input.pageToken),
+        take: pageSize + 1,
+        nowSeconds: deps.nowSeconds(),
+      });
+      const page = pageOf(grants, pageSize, (g) => ({ at: g.createdAt.getTime(), id: g.principalId }), (c) => pageTokens.encode(scope, c));
+      const users = new Map((await repo.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
+      return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
+    },
+
+    async updateUsers(app: App, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
+      const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
+      const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
+      const result: Record<string, { success: boolean; id: string; message: string }> = {};
+      for (const user of input.users) {
+        const current = stored.get(user.userId);
+        if (!current) {
+          result[user.userId] = { success: false, id: user.userId, message: `User ${user.userId} does not exist.` };
+          continue;
+        }
+        if (user.accessRole !== undefined && level && input.organizationId !== undefined) {
+          const { count } = await repo.updateGrantRole(
+            app.apiKeyId,
+            input.organizationId,
+            { resourceType: level.type, resourceId: level.id, principalType: 'user', principalId: user.userId },
+            user.accessRole,
+          );
+          if (count === 0) {
+            result[user.userId] = { success: false, id: user.userId, message: `User ${user.userId} is not a member of ${level.label}; add the user first.` };
+            continue;
+          }
+        }
+        const merged = mergeUser(app, current, user);
+        await repo.upsertUser(merged);
+        stored.set(user.userId, merged);
+        result[user.userId] = { success: true, id: user.userId, message: 'User updated.' };
+      }
+      return result;
+    },
+
+    // ── user groups ──
+    async addUserGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
+      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+      try {
+        const group = await repo.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
+        return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: group.createdAt.getTime() };
+      } catch (error) {
+        if (isUniqueViolation(error)) throw alreadyExists(`user group ${input.organizationUserGroupId} already exists in organization ${input.organizationId}`);
+        throw error;
+      }
+    },
+
+    async addUsersToGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
+      const groupId = input.organizationUserGroupId;
+      await groupOrThrow(app, input.organizationId, groupId);
+      const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
+      const adding = input.userIds.filter((id) => known.has(id));
+      await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...new Set(adding)]);
+      return Object.fromEntries(
+        input.userIds.map((userId) => [
+          userId,
+          known.has(userId)
+            ? { success: true, organizationUserGroupId: groupId, message: `User added to user group ${groupId}.` }
+            : { success: false, organizationUserGroupId: groupId, message: `User ${userId} does not exist; add the user first.` },
+        ]),
+      );
+    },
+
+    async deleteUsersFromGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
+      const groupId = input.organizationUserGroupId;
+      await groupOrThrow(app, input.organizationId, groupId);
+      const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
+      const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
+      await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
+      return Object.fromEntries(
+        asked.map((userId) => [
+          userId,
+          members.has(userId)
+            ? { success: true, organizationUserGroupId: groupId, message: `User removed from user group ${groupId}.` }
+            : { success: false, organizationUserGroupId: groupId, message: `User ${userId} does not exist in user group ${groupId}.` },
+        ]),
+      );
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
