@@ -1,0 +1,110 @@
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../../../sdk/index.js';
+import { expectCollabError } from '../../helpers/credentials.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+
+let server: TestServer;
+let ws: WorkspaceCredentials;
+let client: Client;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ws = await server.workspace();
+  client = server.client(ws);
+});
+afterAll(() => server?.close());
+
+const user = { userId: 'u1', userProperties: { name: 'Ada Lovelace', email: 'ada@example.com' } };
+
+describe('Generate Token', () => {
+  it('issues an ES256 JWT valid for 48 hours, verifiable with the published JWKS', async () => {
+    const { data } = await client.permissions.generateToken({
+      ...user,
+      permissions: {
+        resources: [
+          { type: 'organization', id: 'org1' },
+          { type: 'document', id: 'doc1', organizationId: 'org1', accessRole: 'viewer' },
+        ],
+      },
+    });
+    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.url));
+    const { payload, protectedHeader } = await jwtVerify(data.token, jwks, { issuer: 'collab-backend' });
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(payload.exp! - payload.iat!).toBe(48 * 3600);
+    expect(payload.sub).toBe('u1');
+    expect(payload.user).toEqual({ userId: 'u1', name: 'Ada Lovelace', email: 'ada@example.com', initial: 'A', isAdmin: false });
+    // accessRole defaults to editor.
+    expect(payload.permissions).toEqual({
+      resources: [
+        { type: 'organization', id: 'org1', accessRole: 'editor' },
+        { type: 'document', id: 'doc1', organizationId: 'org1', accessRole: 'viewer' },
+      ],
+    });
+    expect(await server.running.verifyUserToken(data.token)).toMatchObject({ sub: 'u1' });
+  });
+
+  it('grants what the token carries, so Get Permissions agrees with it', async () => {
+    await client.permissions.generateToken({ ...user, permissions: { resources: [{ type: 'document', id: 'doc2', organizationId: 'org2', accessRole: 'viewer' }] } });
+    const { data } = await client.permissions.getPermissions({ organizationId: 'org2', userIds: ['u1'], documentIds: ['doc2'] });
+    expect(data.u1!.documents!.doc2!.accessRole).toBe('viewer');
+  });
+
+  it('refuses organizationId inside userProperties, saying where it goes', async () => {
+    await expectCollabError(
+      client.permissions.generateToken({ userId: 'u1', userProperties: { ...user.userProperties, organizationId: 'org1' }, permissions: { resources: [] } }),
+      'INVALID_ARGUMENT',
+      /data\.userProperties\.organizationId: must not be in userProperties: put the organization in permissions\.resources/,
+    );
+  });
+
+  it('requires organizationId on document and folder entries, and a name and email', async () => {
+    await expectCollabError(
+      client.permissions.generateToken({ ...user, permissions: { resources: [{ type: 'document', id: 'd' }] } }),
+      'INVALID_ARGUMENT',
+      /data\.permissions\.resources\[0\]\.organizationId: is required when type is document/,
+    );
+    await expectCollabError(client.permissions.generateToken({ userId: 'u1', userProperties: { name: 'x' }, permissions: { resources: [] } } as never), 'INVALID_ARGUMENT', /email is required/);
+  });
+
+  it('keeps tokens of a rotated key valid while signing new ones with the new key', async () => {
+    const before = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
+    const { kid } = await server.cli<{ kid: string }>('signing-key', 'rotate', '--api-key', ws.apiKey);
+    // Another process rotated: this server picks the new key up within a minute; a restart at once.
+    const restarted = server.client(ws);
+    const jwks = await (await fetch(new URL('/.well-known/jwks.json', server.url))).json();
+    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
+    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(decodeProtectedHeader(before).kid);
+    expect(jwks.keys.every((k: Record<string, unknown>) => k.d === undefined)).toBe(true);
+    await expect(server.running.verifyUserToken(before)).resolves.toMatchObject({ sub: 'u1' });
+    expect(restarted).toBeDefined();
+  });
+
+  it('rejects a tampered token', async () => {
+    const { token } = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data;
+    const [h, p, s] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), sub: 'admin' })).toString('base64url');
+    await expect(server.running.verifyUserToken(`${h}.${forged}.${s}`)).rejects.toThrow();
+  });
+
+  it('signs each application with its own keys', async () => {
+    const other = server.client(await server.workspace());
+    const a = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
+    const b = (await other.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
+    const kidA = decodeProtectedHeader(a).kid!;
+    const kidB = decodeProtectedHeader(b).kid!;
+    expect(kidA.split('.')[0]).not.toBe(kidB.split('.')[0]);
+    expect((await server.running.verifyUserToken(b)).app).not.toBe((await server.running.verifyUserToken(a)).app);
+  });
+});
+
+describe('GET /.well-known/jwks.json', () => {
+  it('is the one GET, cacheable, with public keys only', async () => {
+    const res = await fetch(new URL('/.well-known/jwks.json', server.url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const body = await res.json();
+    expect(body.keys.length).toBeGreaterThan(0);
+    for (const key of body.keys) expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+  });
+});
