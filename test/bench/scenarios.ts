@@ -58,3 +58,49 @@ export const scenarios: Scenario[] = [
     }),
   },
 ];
+
+/**
+ * Get Permissions for 10 users x 30 documents in one organization: 10 users at
+ * organization level (every third a viewer); documents 0–9 in folder
+ * bench-perm-f1 (organizationPrivate), 10–19 in bench-perm-f2 (public), 20–24
+ * at the top (organizationPrivate), 25–29 at the top and restricted, with
+ * document-level membership for users 0–2 (so the rest are denied there).
+ */
+const PERM_ORG = 'bench-perm-org';
+const permUserIds = Array.from({ length: 10 }, (_, i) => `bench-perm-u${i}`);
+const permDocumentIds = Array.from({ length: 30 }, (_, i) => `bench-perm-d${i}`);
+scenarios.push({
+  name: 'Get Permissions 10 users x 30 documents',
+  async setup(ctx) {
+    const headers = serviceHeaders(ctx.workspace);
+    await ctx.post('/v2/organizations/add', { data: { organizationId: PERM_ORG } }, headers);
+    await ctx.post('/v2/organizations/folders/add', { data: { organizationId: PERM_ORG, folderId: 'bench-perm-f1' } }, headers);
+    await ctx.post('/v2/organizations/folders/add', { data: { organizationId: PERM_ORG, folderId: 'bench-perm-f2', accessType: 'public' } }, headers);
+    await ctx.post(
+      '/v2/users/add',
+      {
+        data: {
+          organizationId: PERM_ORG,
+          users: permUserIds.map((userId, i) => ({ userId, name: `Bench ${i}`, email: `${userId}@example.com`, accessRole: i % 3 === 0 ? 'viewer' : 'editor' })),
+        },
+      },
+      headers,
+    );
+    for (const [i, documentId] of permDocumentIds.entries()) {
+      const placement = i < 10 ? { folderId: 'bench-perm-f1' } : i < 20 ? { folderId: 'bench-perm-f2' } : i < 25 ? {} : { accessType: 'restricted' };
+      await ctx.post('/v2/organizations/documents/add', { data: { organizationId: PERM_ORG, documentId, ...placement } }, headers);
+      if (i >= 25) {
+        await ctx.post(
+          '/v2/users/add',
+          { data: { organizationId: PERM_ORG, documentId, users: permUserIds.slice(0, 3).map((userId) => ({ userId, accessRole: 'editor' })) } },
+          headers,
+        );
+      }
+    }
+  },
+  request: (ctx) => ({
+    path: '/v2/auth/permissions/get',
+    headers: serviceHeaders(ctx.workspace),
+    body: { data: { organizationId: PERM_ORG, userIds: permUserIds, documentIds: permDocumentIds } },
+  }),
+});

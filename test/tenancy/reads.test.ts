@@ -9,6 +9,8 @@ import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials
  * into A's data and must not appear in any of B's responses.
  */
 const MARKER = 'tenant-a-marker-7f3c';
+/** IDs B asks for: B knows them (it sends them), so echoing them back is no leak; A's names and settings are. */
+const ID = 'shared-id';
 
 interface ReadCase {
   name: string;
@@ -24,6 +26,11 @@ const READS: ReadCase[] = [
   { name: 'getPermissionProviderConfig', path: '/v2/workspace/permissionproviderconfig/get', headers: appHeaders, data: () => ({}) },
   { name: 'getEmailConfig', path: '/v2/workspace/emailconfig/get', headers: appHeaders, data: () => ({}) },
   { name: 'getAuthTokens', path: '/v2/workspace/authtokens/get', headers: workspaceHeaders, data: (a) => ({ apiKey: a.apiKey }) },
+  { name: 'getPermissions', path: '/v2/auth/permissions/get', headers: appHeaders, data: () => ({ organizationId: ID, userIds: [ID], documentIds: [ID], folderIds: [ID] }) },
+  { name: 'getUsers', path: '/v2/users/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
+  { name: 'getOrganizations', path: '/v2/organizations/get', headers: appHeaders, data: () => ({}) },
+  { name: 'getFolders', path: '/v2/organizations/folders/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
+  { name: 'getDocuments', path: '/v2/organizations/documents/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
@@ -39,7 +46,12 @@ beforeAll(async () => {
   const settings = createSettingsRepo(server.running.database.db);
   const appA = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
   await settings.put(appA, 'activity', { isEnabled: true, triggers: { [MARKER]: { added: true } } });
-  await settings.put(appA, 'permissionProvider', { usePermissionProvider: true, permissionProviderUrl: `https://${MARKER}.example.com`, authTokenSealed: '' });
+  await settings.put(appA, 'permissionProvider', { usePermissionProvider: false, permissionProviderUrl: `https://${MARKER}.example.com`, authTokenSealed: '' });
+  const client = server.client(a);
+  await client.organizations.addOrganization({ organizationId: ID, organizationName: MARKER });
+  await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });
+  await client.organizations.addDocument({ organizationId: ID, documentId: ID, documentName: MARKER, folderId: ID });
+  await client.users.addUsers({ organizationId: ID, users: [{ userId: ID, name: MARKER, email: `${MARKER}@example.com` }] });
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
 afterAll(() => server?.close());
@@ -63,4 +75,27 @@ describe('another workspace sees nothing of workspace A', () => {
       if (read.name === 'getAuthTokens') expect(res.body.error.status).toBe('NOT_FOUND');
     });
   }
+});
+
+describe('another workspace cannot change workspace A', () => {
+  const writes: Array<[string, unknown]> = [
+    ['/v2/organizations/documents/delete', { organizationId: ID, documentId: ID }],
+    ['/v2/organizations/documents/update', { organizationId: ID, documentId: ID, documentName: 'x' }],
+    ['/v2/organizations/folders/delete', { organizationId: ID, folderId: ID }],
+    ['/v2/organizations/delete', { organizationId: ID }],
+    ['/v2/organizations/usergroups/users/add', { organizationId: ID, organizationUserGroupId: ID, userIds: [ID] }],
+  ];
+  it.each(writes)('%s finds nothing of A', async (path, data) => {
+    const res = await server.post(path, { data }, appHeaders(b));
+    expect([res.status, res.body.error?.status]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('B deleting users in an organization of the same name leaves A untouched', async () => {
+    const res = await server.post('/v1/users/delete', { data: { organizationId: ID, userIds: [ID] } }, appHeaders(b));
+    expect(res.body.result.data[ID].success).toBe(false);
+    const own = await server.post('/v2/users/get', { data: { organizationId: ID } }, appHeaders(a));
+    expect(own.body.result.data.map((u: { userId: string }) => u.userId)).toEqual([ID]);
+    const doc = await server.post('/v2/organizations/documents/get', { data: { organizationId: ID } }, appHeaders(a));
+    expect(doc.body.result.data).toHaveLength(1);
+  });
 });

@@ -70,14 +70,12 @@ describe('Generate Token', () => {
   it('keeps tokens of a rotated key valid while signing new ones with the new key', async () => {
     const before = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
     const { kid } = await server.cli<{ kid: string }>('signing-key', 'rotate', '--api-key', ws.apiKey);
-    // Another process rotated: this server picks the new key up within a minute; a restart at once.
-    const restarted = server.client(ws);
-    const jwks = await (await fetch(new URL('/.well-known/jwks.json', server.url))).json();
-    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
-    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(decodeProtectedHeader(before).kid);
-    expect(jwks.keys.every((k: Record<string, unknown>) => k.d === undefined)).toBe(true);
+    // The CLI is another process: both the new and the retired key are published.
+    const jwks = (await (await fetch(new URL('/.well-known/jwks.json', server.url))).json()) as { keys: Array<{ kid: string; d?: string }> };
+    expect(jwks.keys.map((k) => k.kid)).toContain(kid);
+    expect(jwks.keys.map((k) => k.kid)).toContain(decodeProtectedHeader(before).kid);
+    expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
     await expect(server.running.verifyUserToken(before)).resolves.toMatchObject({ sub: 'u1' });
-    expect(restarted).toBeDefined();
   });
 
   it('rejects a tampered token', async () => {
@@ -103,7 +101,7 @@ describe('GET /.well-known/jwks.json', () => {
     const res = await fetch(new URL('/.well-known/jwks.json', server.url));
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
-    const body = await res.json();
+    const body = (await res.json()) as { keys: object[] };
     expect(body.keys.length).toBeGreaterThan(0);
     for (const key of body.keys) expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
   });

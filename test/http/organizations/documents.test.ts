@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../../../sdk/index.js';
+import { expectCollabError } from '../../helpers/credentials.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+
+let server: TestServer;
+let ws: WorkspaceCredentials;
+let client: Client;
+const ORG = 'd-org';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ws = await server.workspace();
+  client = server.client(ws);
+  await client.organizations.addFolder({ organizationId: ORG, folderId: 'f', accessType: 'restricted' });
+  for (let i = 0; i < 7; i++) await client.organizations.addDocument({ organizationId: ORG, documentId: `doc-${i}`, documentName: `Doc ${i}`, ...(i % 3 === 0 ? { folderId: 'f' } : {}) });
+});
+afterAll(() => server?.close());
+
+const ids = (docs: Array<{ id: string }>) => docs.map((d) => d.id);
+
+describe('Get Documents', () => {
+  it('lists with the spec fields; documents in a folder take its access type', async () => {
+    const { data, pageToken } = await client.organizations.getDocuments({ organizationId: ORG });
+    expect(ids(data)).toEqual(['doc-0', 'doc-1', 'doc-2', 'doc-3', 'doc-4', 'doc-5', 'doc-6']);
+    expect(pageToken).toBeNull();
+    expect(data[0]).toMatchObject({ id: 'doc-0', documentName: 'Doc 0', disabled: false, accessType: 'restricted', folderId: 'f', organizationId: ORG });
+    expect(data[1]).toMatchObject({ accessType: 'organizationPrivate', folderId: null });
+  });
+
+  it('filters by folder and by documentIds (unknown IDs are left out)', async () => {
+    expect(ids((await client.organizations.getDocuments({ organizationId: ORG, folderId: 'f' })).data)).toEqual(['doc-0', 'doc-3', 'doc-6']);
+    expect(ids((await client.organizations.getDocuments({ organizationId: ORG, documentIds: ['doc-5', 'doc-1', 'nope'] })).data)).toEqual(['doc-1', 'doc-5']);
+  });
+
+  it('pages without gaps or duplicates while documents are added', async () => {
+    const seen: string[] = [];
+    let token: string | undefined;
+    let added = 0;
+    do {
+      const page = await client.organizations.getDocuments({ organizationId: ORG, pageSize: 2, ...(token ? { pageToken: token } : {}) });
+      seen.push(...ids(page.data));
+      token = page.pageToken ?? undefined;
+      if (added < 3) await client.organizations.addDocument({ organizationId: ORG, documentId: `late-${added++}` });
+    } while (token);
+    expect(seen.slice(0, 7)).toEqual(['doc-0', 'doc-1', 'doc-2', 'doc-3', 'doc-4', 'doc-5', 'doc-6']);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(['late-0', 'late-1', 'late-2']));
+  });
+
+  it('rejects a forged token, a token of another query, over 30 IDs and a pageSize out of range', async () => {
+    const { pageToken } = await client.organizations.getDocuments({ organizationId: ORG, pageSize: 1 });
+    const [body, tag] = pageToken!.split('.');
+    const forged = `${Buffer.from(JSON.stringify([0, ''])).toString('base64url')}.${tag}`;
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, pageSize: 1, pageToken: forged }), 'INVALID_ARGUMENT', /pageToken/);
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, folderId: 'f', pageToken: `${body}.${tag}` }), 'INVALID_ARGUMENT', /pageToken/);
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, pageToken: 'garbage' }), 'INVALID_ARGUMENT', /pageToken/);
+    const many = Array.from({ length: 31 }, (_, i) => `doc-${i}`);
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, documentIds: many }), 'INVALID_ARGUMENT', /data\.documentIds/);
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, pageSize: 0 }), 'INVALID_ARGUMENT', /data\.pageSize/);
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, pageSize: 1001 }), 'INVALID_ARGUMENT', /data\.pageSize/);
+  });
+
+  it('is NOT_FOUND for an unknown organization or folder, FAILED_PRECONDITION with advanced queries off', async () => {
+    await expectCollabError(client.organizations.getDocuments({ organizationId: 'nope' }), 'NOT_FOUND');
+    await expectCollabError(client.organizations.getDocuments({ organizationId: ORG, folderId: 'nope' }), 'NOT_FOUND');
+    await server.cli('feature', 'set', '--api-key', ws.apiKey, '--name', 'advancedQueries', '--enabled', 'false');
+    try {
+      await expectCollabError(client.organizations.getDocuments({ organizationId: ORG }), 'FAILED_PRECONDITION', /advancedQueries --enabled true/);
+    } finally {
+      await server.cli('feature', 'set', '--api-key', ws.apiKey, '--name', 'advancedQueries', '--enabled', 'true');
+    }
+  });
+});
+
+describe('document management', () => {
+  it('adds, renames, moves, sets access, disables and deletes', async () => {
+    const added = await client.organizations.addDocument({ organizationId: ORG, documentId: 'm', accessType: 'public' });
+    expect(added.data).toMatchObject({ id: 'm', documentName: 'm', accessType: 'public', folderId: null });
+    await expectCollabError(client.organizations.addDocument({ organizationId: ORG, documentId: 'm' }), 'ALREADY_EXISTS');
+    expect((await client.organizations.updateDocument({ organizationId: ORG, documentId: 'm', documentName: 'Memo' })).data.documentName).toBe('Memo');
+
+    const moved = await client.organizations.moveDocument({ organizationId: ORG, documentId: 'm', folderId: 'f' });
+    expect(moved.data).toMatchObject({ folderId: 'f', accessType: 'restricted' });
+    await expectCollabError(client.organizations.updateDocumentAccess({ organizationId: ORG, documentId: 'm', accessType: 'public' }), 'FAILED_PRECONDITION', /takes its access type/);
+    const back = await client.organizations.moveDocument({ organizationId: ORG, documentId: 'm', folderId: 'root' });
+    expect(back.data).toMatchObject({ folderId: null, accessType: 'public' });
+    expect((await client.organizations.updateDocumentAccess({ organizationId: ORG, documentId: 'm', accessType: 'restricted' })).data.accessType).toBe('restricted');
+    expect((await client.organizations.updateDocumentDisableState({ organizationId: ORG, documentId: 'm', disabled: true })).data.disabled).toBe(true);
+
+    await client.organizations.deleteDocument({ organizationId: ORG, documentId: 'm' });
+    await expectCollabError(client.organizations.deleteDocument({ organizationId: ORG, documentId: 'm' }), 'NOT_FOUND');
+    await expectCollabError(client.organizations.moveDocument({ organizationId: ORG, documentId: 'doc-1', folderId: 'nope' }), 'NOT_FOUND');
+  });
+});

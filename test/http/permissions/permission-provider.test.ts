@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Client } from '../../../sdk/index.js';
+import { expectCollabError } from '../../helpers/credentials.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+/** A real permission provider on loopback: answers from `decide`, records what it was asked. */
+let provider: Server;
+let providerUrl: string;
+let asked: Array<{ authorization: string | undefined; body: any }> = [];
+let respond: (body: any, res: import('node:http').ServerResponse) => void;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+let server: TestServer;
+let client: Client;
+
+beforeAll(async () => {
+  provider = createServer(async (req, res) => {
+    const body = JSON.parse(await readBody(req));
+    asked.push({ authorization: req.headers.authorization, body });
+    respond(body, res);
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/permissions`;
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  client = server.client(await server.workspace());
+  await client.organizations.addDocument({ organizationId: 'o', documentId: 'shared', accessType: 'restricted' });
+});
+afterAll(async () => {
+  await server?.close();
+  provider?.close();
+});
+beforeEach(() => {
+  asked = [];
+  // Default provider: u-yes may read documents, nobody else anything.
+  respond = (body, res) => {
+    const data = body.data.requests.map((r: any) => ({
+      userId: r.userId,
+      resourceId: r.resource.id,
+      type: r.resource.type,
+      hasAccess: r.userId === 'u-yes' && r.resource.type === 'document',
+      ...(r.userId === 'u-yes' ? { accessRole: 'viewer', expiresAt: 4_000_000_000 } : {}),
+    }));
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ data }));
+  };
+});
+
+describe('Update Permission Provider Config', () => {
+  it('turns the provider on and reads back, keeping fields not sent', async () => {
+    const updated = await client.workspace.updatePermissionProviderConfig({
+      usePermissionProvider: true,
+      permissionProviderConfig: { permissionProviderUrl: providerUrl, authToken: 'provider-secret' },
+    });
+    expect(updated.data).toEqual({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: providerUrl, authToken: 'provider-secret' } });
+    const off = await client.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
+    expect(off.data.permissionProviderConfig.authToken).toBe('provider-secret');
+    await client.workspace.updatePermissionProviderConfig({ usePermissionProvider: true });
+    expect((await client.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(true);
+  });
+
+  it('needs a URL to turn on, and at least one field', async () => {
+    const fresh = server.client(await server.workspace());
+    await expectCollabError(fresh.workspace.updatePermissionProviderConfig({ usePermissionProvider: true }), 'INVALID_ARGUMENT', /permissionProviderUrl is required/);
+    await expectCollabError(fresh.workspace.updatePermissionProviderConfig({}), 'INVALID_ARGUMENT', /give usePermissionProvider/);
+    await expectCollabError(
+      fresh.workspace.updatePermissionProviderConfig({ permissionProviderConfig: { permissionProviderUrl: 'ftp://example.com/x' } }),
+      'INVALID_ARGUMENT',
+    );
+  });
+});
+
+describe('with the permission provider on', () => {
+  it('Get Permissions asks the provider (Bearer token, spec body) and reports its answers', async () => {
+    const { data } = await client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-yes', 'u-no'], documentIds: ['shared'] });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.authorization).toBe('Bearer provider-secret');
+    expect(asked[0]!.body.data.requests).toContainEqual({ userId: 'u-yes', resource: { id: 'shared', type: 'document', organizationId: 'o' } });
+    expect(data['u-yes']!.documents!.shared).toEqual({ accessRole: 'viewer', accessType: 'restricted', expiresAt: 4_000_000_000 });
+    expect(data['u-no']!.documents!.shared!.errorCode).toBe('permission_denied');
+    expect(data['u-yes']!.organization!.o!.errorCode).toBe('permission_denied');
+  });
+
+  it('caches answers for a short while', async () => {
+    await client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-cache'], documentIds: ['shared'] });
+    await client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-cache'], documentIds: ['shared'] });
+    expect(asked).toHaveLength(1);
+  });
+
+  it('Generate Token carries only what the provider grants, with its role', async () => {
+    const { data } = await client.permissions.generateToken({
+      userId: 'u-yes',
+      userProperties: { name: 'Yes', email: 'yes@example.com' },
+      permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'document', id: 'shared', organizationId: 'o' }] },
+    });
+    const claims = await server.running.verifyUserToken(data.token);
+    expect(claims.permissions.resources).toEqual([{ type: 'document', id: 'shared', organizationId: 'o', accessRole: 'viewer', expiresAt: 4_000_000_000 }]);
+  });
+
+  it('an unreachable provider is UNAVAILABLE (503), never a grant', async () => {
+    respond = (_body, res) => res.destroy();
+    const error = await expectCollabError(client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-down'], documentIds: ['shared'] }), 'UNAVAILABLE');
+    expect(error.httpStatus).toBe(503);
+  });
+
+  it('a malformed answer is UNAVAILABLE with the reason', async () => {
+    respond = (_body, res) => res.end(JSON.stringify({ data: [{ userId: 'u-bad', hasAccess: 'yes' }] }));
+    await expectCollabError(client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-bad'], documentIds: ['shared'] }), 'UNAVAILABLE', /malformed/);
+  });
+
+  it('a provider error status is UNAVAILABLE', async () => {
+    respond = (_body, res) => {
+      res.statusCode = 500;
+      res.end('boom');
+    };
+    await expectCollabError(client.permissions.getPermissions({ organizationId: 'o', userIds: ['u-500'], documentIds: ['shared'] }), 'UNAVAILABLE', /HTTP 500/);
+  });
+});
+
+describe('provider URLs that resolve to private addresses', () => {
+  it('are refused unless WEBHOOK_ALLOW_PRIVATE_URLS=true', async () => {
+    const strict = await startTestServer();
+    try {
+      const c = strict.client(await strict.workspace());
+      for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest']) {
+        await expectCollabError(
+          c.workspace.updatePermissionProviderConfig({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: url } }),
+          'INVALID_ARGUMENT',
+          /WEBHOOK_ALLOW_PRIVATE_URLS/,
+        );
+      }
+      expect((await c.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(false);
+    } finally {
+      await strict.close();
+    }
+  });
+});
