@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE_SIZE } from '../../contract/common/paging.js';
 import { invalidArgument } from './app-error.js';
 import { constantTimeEqual, mac } from './crypto.js';
 
@@ -14,7 +15,7 @@ export interface Cursor {
  * page 1 and page 10,000 and never skips or repeats a row while rows are added.
  */
 export function createPageTokens(key: Buffer) {
-  return {
+  const tokens = {
     encode(scope: string, cursor: Cursor): string {
       const body = Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
       return `${body}.${mac(key, `${scope}\n${body}`)}`;
@@ -30,6 +31,26 @@ export function createPageTokens(key: Buffer) {
       return { at, id };
     },
   };
+  return {
+    ...tokens,
+
+    /**
+     * One page of a keyset-paged list: fetches `pageSize + 1` rows after the
+     * request's cursor and returns the page with the next token (null on the
+     * last page). `scope` names the query (tenant, filters), so a token only
+     * works for the query that produced it.
+     */
+    async page<T>(
+      scope: string,
+      request: { pageSize?: number; pageToken?: string },
+      fetch: (after: Cursor | undefined, take: number) => Promise<T[]>,
+      cursorOf: (row: T) => Cursor,
+    ): Promise<{ items: T[]; pageToken: string | null }> {
+      const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+      const rows = await fetch(tokens.decode(scope, request.pageToken), pageSize + 1);
+      return pageOf(rows, pageSize, cursorOf, (cursor) => tokens.encode(scope, cursor));
+    },
+  };
 }
 
 export type PageTokens = ReturnType<typeof createPageTokens>;
@@ -38,7 +59,7 @@ export type PageTokens = ReturnType<typeof createPageTokens>;
  * Splits a fetched page of `pageSize + 1` rows into the page and the token of
  * the next one (null when this was the last page).
  */
-export function pageOf<T>(rows: T[], pageSize: number, cursorOf: (row: T) => Cursor, encode: (c: Cursor) => string) {
+function pageOf<T>(rows: T[], pageSize: number, cursorOf: (row: T) => Cursor, encode: (c: Cursor) => string) {
   const items = rows.slice(0, pageSize);
   const last = items[items.length - 1];
   return { items, pageToken: rows.length > pageSize && last !== undefined ? encode(cursorOf(last)) : null };

@@ -1,47 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/lib/app-error.js';
 import { OutboundError, assertAllowedUrl, isBlockedAddress, postJson } from '../../server/lib/outbound-http.js';
+import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
 
-interface Received {
-  method: string | undefined;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
+const receiver = (handle: (req: Received, res: ServerResponse) => void) => startReceiver(handle);
 
-const servers: { server: Server; sockets: Set<Socket> }[] = [];
-
-/** A real HTTP receiver on 127.0.0.1; `handle` decides the answer. */
-async function receiver(handle: (req: Received, res: ServerResponse) => void) {
-  const received: Received[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const entry = { method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(entry);
-      handle(entry, res);
-    });
-  });
-  // Tracked so a receiver that never answers can still be shut down.
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({ server, sockets });
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, port, received };
-}
-
-afterEach(async () => {
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+afterEach(closeReceivers);
 
 async function outboundError(promise: Promise<unknown>): Promise<OutboundError> {
   const error = await promise.then(
@@ -195,9 +160,7 @@ describe('postJson', () => {
 
   it('reports a refused connection as a network error', async () => {
     const target = await receiver(() => {});
-    const { server, sockets } = servers.pop()!;
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeReceivers();
     const error = await outboundError(postJson(target.url, {}, { timeoutMs: 2000, allowPrivate: true }));
     expect(error.kind).toBe('network');
   });

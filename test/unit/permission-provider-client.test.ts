@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/lib/app-error.js';
 import {
@@ -8,6 +7,7 @@ import {
   type ProviderRequest,
   type ProviderTarget,
 } from '../../server/domains/permission-provider/client.js';
+import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 
 interface Call {
   headers: IncomingMessage['headers'];
@@ -17,39 +17,19 @@ interface Call {
 
 type Reply = (call: Call, res: ServerResponse) => void;
 
-const servers: { server: Server; sockets: Set<Socket> }[] = [];
-
 /** A real provider on 127.0.0.1 that records every call. */
 async function provider(reply: Reply) {
   const calls: Call[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const call = { headers: req.headers, body, json: JSON.parse(body) as Call['json'] };
-      calls.push(call);
-      reply(call, res);
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({ server, sockets });
-  const { port } = server.address() as AddressInfo;
+  const { port } = await startReceiver((req, res) => {
+    const call = { headers: req.headers, body: req.body, json: JSON.parse(req.body) as Call['json'] };
+    calls.push(call);
+    reply(call, res);
+  }, '/permissions');
   const target: ProviderTarget = { apiKeyId: 'app_1', url: `http://127.0.0.1:${port}/permissions`, authToken: 's3cret' };
   return { target, port, calls };
 }
 
-afterEach(async () => {
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+afterEach(closeReceivers);
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -289,8 +269,7 @@ describe('permission provider client', () => {
 
   it('fails with UNAVAILABLE when the provider is unreachable', async () => {
     const { target } = await provider(grantAll);
-    const { server } = servers.pop()!;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeReceivers();
     const client = createPermissionProviderClient({ allowPrivateUrls: true });
     const error = await rejection(client.ask(target, [doc('u1', 'd1')]));
     expect(error.status).toBe('UNAVAILABLE');

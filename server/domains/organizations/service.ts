@@ -1,11 +1,12 @@
 import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
-import { DEFAULT_PAGE_SIZE } from '../../../contract/common/paging.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
-import { pageOf, type PageTokens } from '../../lib/page-token.js';
+import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
 import type { AccessRepo } from '../access/repo.js';
 import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
+
+const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
 
 /** The calling application: its ID scopes every query, its key is echoed in folder records. */
 export interface App {
@@ -71,14 +72,13 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
     },
 
     async getOrganizations(app: App, input: { organizationIds?: string[]; pageSize?: number; pageToken?: string }) {
-      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
-      const scope = `organizations\n${app.apiKeyId}\n${(input.organizationIds ?? []).join('\u0000')}`;
-      const rows = await repo.listOrganizations(app.apiKeyId, {
-        ids: input.organizationIds,
-        after: pageTokens.decode(scope, input.pageToken),
-        take: pageSize + 1,
-      });
-      const page = pageOf(rows, pageSize, (r) => ({ at: r.createdAt.getTime(), id: r.id }), (c) => pageTokens.encode(scope, c));
+      const scope = ['organizations', app.apiKeyId, (input.organizationIds ?? []).join('\u0000')].join('\n');
+      const page = await pageTokens.page(
+        scope,
+        input,
+        (after, take) => repo.listOrganizations(app.apiKeyId, { ids: input.organizationIds, after, take }),
+        byCreation,
+      );
       return { items: page.items.map(toOrganization), pageToken: page.pageToken };
     },
 
@@ -174,19 +174,17 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
       if (input.folderId !== undefined) await folderOrThrow(app, input.organizationId, input.folderId);
-      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
       const scope = ['documents', app.apiKeyId, input.organizationId, input.folderId ?? '', (input.documentIds ?? []).join('\u0000')].join('\n');
-      const [rows, folders] = await Promise.all([
-        repo.listDocuments(app.apiKeyId, input.organizationId, {
-          ids: input.documentIds,
-          folderId: input.folderId,
-          after: pageTokens.decode(scope, input.pageToken),
-          take: pageSize + 1,
-        }),
+      const [page, folders] = await Promise.all([
+        pageTokens.page(
+          scope,
+          input,
+          (after, take) => repo.listDocuments(app.apiKeyId, input.organizationId, { ids: input.documentIds, folderId: input.folderId, after, take }),
+          byCreation,
+        ),
         repo.listFolders(app.apiKeyId, input.organizationId),
       ]);
       const nodes = folderNodes(folders);
-      const page = pageOf(rows, pageSize, (r) => ({ at: r.createdAt.getTime(), id: r.id }), (c) => pageTokens.encode(scope, c));
       return { items: page.items.map((row) => toDocument(row, nodes)), pageToken: page.pageToken };
     },
 

@@ -1,8 +1,7 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
-import { DEFAULT_PAGE_SIZE } from '../../../contract/common/paging.js';
 import { ignoreUniqueViolation, isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, notFound } from '../../lib/app-error.js';
-import { pageOf, type PageTokens } from '../../lib/page-token.js';
+import type { PageTokens } from '../../lib/page-token.js';
 import type { AccessRepo, ResourceType } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
 
@@ -129,15 +128,13 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     async getUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
       const level = levelOf(input);
       await levelOrThrow(app, input.organizationId, level);
-      const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
       const scope = ['users', app.apiKeyId, input.organizationId, level.type, level.id, (input.userIds ?? []).join('\u0000')].join('\n');
-      const grants = await repo.membersOf(app.apiKeyId, input.organizationId, level, {
-        userIds: input.userIds,
-        after: pageTokens.decode(scope, input.pageToken),
-        take: pageSize + 1,
-        nowSeconds: deps.nowSeconds(),
-      });
-      const page = pageOf(grants, pageSize, (g) => ({ at: g.createdAt.getTime(), id: g.principalId }), (c) => pageTokens.encode(scope, c));
+      const page = await pageTokens.page(
+        scope,
+        input,
+        (after, take) => repo.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: deps.nowSeconds() }),
+        (grant) => ({ at: grant.createdAt.getTime(), id: grant.principalId }),
+      );
       const users = new Map((await repo.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
       return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
     },

@@ -1,40 +1,31 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
+import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-/** A real permission provider on loopback: answers from `decide`, records what it was asked. */
-let provider: Server;
+/** A real permission provider on loopback: answers with `respond`, records what it was asked. */
 let providerUrl: string;
 let asked: Array<{ authorization: string | undefined; body: any }> = [];
 let respond: (body: any, res: import('node:http').ServerResponse) => void;
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text;
-}
 
 let server: TestServer;
 let client: Client;
 
 beforeAll(async () => {
-  provider = createServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req));
+  const provider = await startReceiver((req, res) => {
+    const body = JSON.parse(req.body);
     asked.push({ authorization: req.headers.authorization, body });
     respond(body, res);
-  });
-  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/permissions`;
+  }, '/permissions');
+  providerUrl = provider.url;
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   client = server.client(await server.workspace());
   await client.organizations.addDocument({ organizationId: 'o', documentId: 'shared', accessType: 'restricted' });
 });
 afterAll(async () => {
   await server?.close();
-  provider?.close();
+  await closeReceivers();
 });
 beforeEach(() => {
   asked = [];
