@@ -19,6 +19,12 @@ export type TResourceType = z.infer<typeof ZResourceType>;
 /** Unix time in seconds, as the specification fixes for permission expiry. */
 export const ZUnixSeconds = z.number().int().positive().describe('Unix timestamp in seconds after which the permission lapses.');
 
+/** Operations that act on one level take `documentId` or `folderId`, never both (the specification's rule). */
+export const oneLevel: [(d: { documentId?: string; folderId?: string }) => boolean, { message: string; path: string[] }] = [
+  (d) => d.documentId === undefined || d.folderId === undefined,
+  { message: 'give documentId or folderId, not both', path: ['folderId'] },
+];
+
 /** A user as Add Users and Update Users accept it. */
 export const ZUserInput = z
   .object({

@@ -90,3 +90,8 @@ export function operation<const P extends string, D extends z.ZodTypeAny, R exte
 
 /** `{}` is the whole `data` of operations that take no parameters. */
 export const ZNoParams = z.object({}).strict();
+
+/** The same operation at a second path (e.g. a /v2 alias of a /v1 operation). */
+export function aliasOf<O extends ReturnType<typeof operation>, const P extends string>(op: O, path: P): Omit<O, 'path'> & { path: P } {
+  return { ...op, path, summary: `${op.summary} (alias)`, description: `Alias of ${op.path}. ${op.description}` };
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
-import { ZId, ZUserInput, ZUserOutcomes } from '../access/schemas.js';
+import { ZId, ZUserInput, ZUserOutcomes, oneLevel } from '../access/schemas.js';
 
 export const ZAddUsersData = z
   .object({
@@ -13,7 +13,7 @@ export const ZAddUsersData = z
     users: z.array(ZUserInput).min(1).max(1000),
   })
   .strict()
-  .refine((d) => d.documentId === undefined || d.folderId === undefined, { message: 'give documentId or folderId, not both', path: ['folderId'] });
+  .refine(...oneLevel);
 
 export const addUsers = operation({
   path: '/v2/users/add',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operation, resultOf } from '../common/envelope.js';
-import { ZId } from '../access/schemas.js';
+import { aliasOf, operation, resultOf } from '../common/envelope.js';
+import { ZId, oneLevel } from '../access/schemas.js';
 
 export const ZDeleteUsersData = z
   .object({
@@ -10,25 +10,15 @@ export const ZDeleteUsersData = z
     userIds: z.array(ZId).min(1).max(1000),
   })
   .strict()
-  .refine((d) => d.documentId === undefined || d.folderId === undefined, { message: 'give documentId or folderId, not both', path: ['folderId'] });
-
-const ZDeleteUsersResult = resultOf(z.record(z.object({ success: z.boolean(), message: z.string() })));
-
-const DESCRIPTION =
-  'Removes users from the organization — all their access to its folders, documents and user groups, and its contact list — or with `folderId`/`documentId` from that folder or document only. Result keyed by user ID; a user who is not there gets `success: false` with a does-not-exist message inside the successful response.';
+  .refine(...oneLevel);
 
 export const deleteUsers = operation({
   path: '/v1/users/delete',
   summary: 'Delete Users',
-  description: DESCRIPTION,
+  description:
+    'Removes users from the organization — all their access to its folders, documents and user groups, and its contact list — or with `folderId`/`documentId` from that folder or document only. Result keyed by user ID; a user who is not there gets `success: false` with a does-not-exist message inside the successful response.',
   data: ZDeleteUsersData,
-  result: ZDeleteUsersResult,
+  result: resultOf(z.record(z.object({ success: z.boolean(), message: z.string() }))),
 });
 
-export const deleteUsersV2 = operation({
-  path: '/v2/users/delete',
-  summary: 'Delete Users (v2 alias)',
-  description: `Alias of /v1/users/delete. ${DESCRIPTION}`,
-  data: ZDeleteUsersData,
-  result: ZDeleteUsersResult,
-});
+export const deleteUsersV2 = aliasOf(deleteUsers, '/v2/users/delete');

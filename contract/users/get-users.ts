@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
-import { ZAccessRole, ZId } from '../access/schemas.js';
+import { ZAccessRole, ZId, oneLevel } from '../access/schemas.js';
 
 export const ZGetUsersData = z
   .object({
@@ -13,7 +13,7 @@ export const ZGetUsersData = z
     pageToken: ZPageToken,
   })
   .strict()
-  .refine((d) => d.documentId === undefined || d.folderId === undefined, { message: 'give documentId or folderId, not both', path: ['folderId'] });
+  .refine(...oneLevel);
 
 export const ZUserRecord = z.object({
   userId: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { operation, resultOf } from '../common/envelope.js';
+import { aliasOf, operation, resultOf } from '../common/envelope.js';
 import { ZId, ZUserGroup } from '../access/schemas.js';
 
 export const addUserGroup = operation({
@@ -31,21 +31,13 @@ export const ZDeleteUsersFromGroupData = z
   .strict()
   .refine((d) => d.deleteAll === true || d.userIds !== undefined, { message: 'give userIds, or deleteAll: true', path: ['userIds'] });
 
-const DESCRIPTION =
-  'Removes users from a user group: the listed `userIds`, or every member with `deleteAll: true` (either alone is valid). NOT_FOUND for an unknown group. Result keyed by user ID, each `{success, organizationUserGroupId, message}`; a user who is not a member gets `success: false`.';
-
 export const deleteUsersFromGroup = operation({
   path: '/v1/organizations/usergroups/users/delete',
   summary: 'Delete Users from Groups',
-  description: DESCRIPTION,
+  description:
+    'Removes users from a user group: the listed `userIds`, or every member with `deleteAll: true` (either alone is valid). NOT_FOUND for an unknown group. Result keyed by user ID, each `{success, organizationUserGroupId, message}`; a user who is not a member gets `success: false`.',
   data: ZDeleteUsersFromGroupData,
   result: resultOf(ZGroupOutcomes),
 });
 
-export const deleteUsersFromGroupV2 = operation({
-  path: '/v2/organizations/usergroups/users/delete',
-  summary: 'Delete Users from Groups (v2 alias)',
-  description: `Alias of /v1/organizations/usergroups/users/delete. ${DESCRIPTION}`,
-  data: ZDeleteUsersFromGroupData,
-  result: resultOf(ZGroupOutcomes),
-});
+export const deleteUsersFromGroupV2 = aliasOf(deleteUsersFromGroup, '/v2/organizations/usergroups/users/delete');

@@ -9,8 +9,3 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isMissingRow(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 }
-
-/** For "create if missing" writes that may race with another request doing the same. */
-export function ignoreUniqueViolation(error: unknown): void {
-  if (!isUniqueViolation(error)) throw error;
-}

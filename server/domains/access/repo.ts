@@ -60,6 +60,21 @@ export function createAccessRepo(db: Db) {
       ]);
     },
 
+    /** Folders and documents that a grant or membership names are created when missing: at the top, organizationPrivate. */
+    ensureFolder: (apiKeyId: string, organizationId: string, id: string) =>
+      db.folder.upsert({
+        where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } },
+        create: { apiKeyId, organizationId, id, name: id, parentId: null, inheritAccessFromParent: false },
+        update: {},
+      }),
+
+    ensureDocument: (apiKeyId: string, organizationId: string, id: string) =>
+      db.document.upsert({
+        where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } },
+        create: { apiKeyId, organizationId, id, name: id, folderId: null },
+        update: {},
+      }),
+
     // ── folders ──
     findFolder: (apiKeyId: string, organizationId: string, id: string) =>
       db.folder.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),

@@ -1,5 +1,4 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
-import { ignoreUniqueViolation } from '../../db/errors.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
 import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
 import { createResolver, documentAccessType, folderAccessType, type Access, type DocumentNode } from '../access/resolve.js';
@@ -149,16 +148,8 @@ export function createPermissionsService(deps: {
     for (const organizationId of new Set(resources.map(organizationOf))) await repo.ensureOrganization(app.apiKeyId, organizationId);
     for (const r of resources) {
       // Resources are created on first grant, as clients create documents by opening them.
-      if (r.type === 'folder' && !(await repo.findFolder(app.apiKeyId, r.organizationId!, r.id))) {
-        await repo
-          .createFolder({ apiKeyId: app.apiKeyId, organizationId: r.organizationId!, id: r.id, name: r.id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false })
-          .catch(ignoreUniqueViolation);
-      }
-      if (r.type === 'document' && !(await repo.findDocument(app.apiKeyId, r.organizationId!, r.id))) {
-        await repo
-          .createDocument({ apiKeyId: app.apiKeyId, organizationId: r.organizationId!, id: r.id, name: r.id, folderId: null, accessType: 'organizationPrivate' })
-          .catch(ignoreUniqueViolation);
-      }
+      if (r.type === 'folder') await repo.ensureFolder(app.apiKeyId, r.organizationId!, r.id);
+      if (r.type === 'document') await repo.ensureDocument(app.apiKeyId, r.organizationId!, r.id);
     }
     if (principal.type === 'user') await repo.ensureUser(app.apiKeyId, principal.id);
   }

@@ -1,5 +1,5 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
-import { ignoreUniqueViolation, isUniqueViolation } from '../../db/errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, notFound } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { AccessRepo, ResourceType } from '../access/repo.js';
@@ -82,15 +82,11 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
       const level = levelOf(input);
       if (level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id))) {
         if (!input.createDocument) throw notFound(`document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`);
-        await repo
-          .createDocument({ apiKeyId: app.apiKeyId, organizationId, id: level.id, name: level.id, folderId: null, accessType: 'organizationPrivate' })
-          .catch(ignoreUniqueViolation);
+        await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
       }
       if (level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id))) {
         if (!input.createFolder) throw notFound(`folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`);
-        await repo
-          .createFolder({ apiKeyId: app.apiKeyId, organizationId, id: level.id, name: level.id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false })
-          .catch(ignoreUniqueViolation);
+        await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
       }
 
       const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
