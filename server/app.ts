@@ -76,7 +76,15 @@ export function createApp(deps: AppDeps): Express {
     }
     next();
   });
-  app.use(express.json({ limit: deps.config.bodyLimitBytes }));
+  app.use(
+    express.json({
+      limit: deps.config.bodyLimitBytes,
+      // PostgreSQL cannot store NUL in text and SQLite would; refuse it up front so both behave alike.
+      verify: (_req, _res, raw) => {
+        if (raw.includes('\\u0000')) throw Object.assign(new Error('NUL in body'), { type: 'nul.in.body' });
+      },
+    }),
+  );
 
   // The one GET: token verifiers (the real-time layer, a customer's backend) fetch the public keys here.
   app.get('/.well-known/jwks.json', (_req, res, next) => {

@@ -62,6 +62,11 @@ describe('request envelope', () => {
     expectEnvelope(res, 400, 'INVALID_ARGUMENT', /exceeds the limit of 2048 bytes/);
   });
 
+  it('rejects NUL characters in strings, on SQLite as on PostgreSQL', async () => {
+    const res = await server.post('/v2/organizations/documents/add', '{"data":{"organizationId":"o","documentId":"a\\u0000b"}}', appHeaders(ws));
+    expectEnvelope(res, 400, 'INVALID_ARGUMENT', /NUL character/);
+  });
+
   it('rejects a body that is not JSON', async () => {
     const res = await fetch(`${server.url}${PATH}`, { method: 'POST', headers: { ...appHeaders(ws), 'content-type': 'text/plain' }, body: 'data=1' });
     expectEnvelope({ status: res.status, body: await res.json(), headers: res.headers }, 400, 'INVALID_ARGUMENT', /Content-Type: application\/json/);
