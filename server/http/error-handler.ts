@@ -39,7 +39,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     const limit = (err as { limit?: number }).limit;
     return sendError(res, 'INVALID_ARGUMENT', `the request body exceeds the limit of ${limit ?? 'the configured'} bytes`);
   }
-  if (type === 'nul.in.body' || (err as { cause?: { type?: string } }).cause?.type === 'nul.in.body') {
+  if (type === 'nul.in.body') {
     return sendError(res, 'INVALID_ARGUMENT', 'strings in the request must not contain the NUL character (\\u0000)');
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
