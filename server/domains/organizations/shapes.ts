@@ -1,5 +1,5 @@
 import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
-import { documentAccessType, folderAccessType, type FolderNode } from '../access/resolve.js';
+import { documentAccessType, folderAccessType, type DocumentNode, type FolderNode } from '../access/resolve.js';
 
 /** Rows → contract shapes. Rows never leave the server as they are. */
 
@@ -87,12 +87,16 @@ export function folderTree(rows: FolderRow[], apiKey: string) {
   return { nodes, record, byId };
 }
 
+export function documentNode(row: Pick<DocumentRow, 'id' | 'folderId' | 'accessType' | 'disabled'>): DocumentNode {
+  return { id: row.id, folderId: row.folderId, accessType: row.accessType as TAccessType, disabled: row.disabled };
+}
+
 export function toDocument(row: DocumentRow, folders: Map<string, FolderNode>): TDocument {
   return {
     id: row.id,
     documentName: row.name,
     disabled: row.disabled,
-    accessType: documentAccessType(folders, { id: row.id, folderId: row.folderId, accessType: row.accessType as TAccessType, disabled: row.disabled }),
+    accessType: documentAccessType(folders, documentNode(row)),
     organizationId: row.organizationId,
     folderId: row.folderId,
     createdAt: row.createdAt.getTime(),

@@ -1,11 +1,12 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
 import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
-import { createResolver, documentAccessType, folderAccessType, type Access, type DocumentNode } from '../access/resolve.js';
-import { folderNodes } from '../organizations/shapes.js';
+import { createResolver, documentAccessType, folderAccessType, type Access } from '../access/resolve.js';
+import { documentNode, folderNodes } from '../organizations/shapes.js';
 import type { App } from '../organizations/service.js';
 import { answerKey, type PermissionProviderClient, type ProviderRequest } from '../permission-provider/client.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
+import { mergeUser } from '../users/profile.js';
 import type { SigningKeys, UserTokenClaims } from './signing-keys.js';
 
 type Maps = Required<TPermissionResult>;
@@ -55,7 +56,7 @@ export function createPermissionsService(deps: {
       deps.nowSeconds(),
     );
     const folders = folderNodes(folderRows);
-    const documents = new Map(documentRows.map((d) => [d.id, { id: d.id, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled } as DocumentNode]));
+    const documents = new Map(documentRows.map((d) => [d.id, documentNode(d)]));
     const resolver = organization ? createResolver({ organization, folders, grants, groupsOfUser }) : null;
 
     let anyMissing = false;
@@ -117,7 +118,7 @@ export function createPermissionsService(deps: {
     const folders = folderNodes(folderRows);
     const accessTypes = new Map<string, string>([
       ...input.folderIds.filter((id) => folders.has(id)).map((id) => [`folder:${id}`, folderAccessType(folders, id)] as [string, string]),
-      ...documentRows.map((d) => [`document:${d.id}`, documentAccessType(folders, d as unknown as DocumentNode)] as [string, string]),
+      ...documentRows.map((d) => [`document:${d.id}`, documentAccessType(folders, documentNode(d))] as [string, string]),
     ]);
     const result: Record<string, Maps> = {};
     for (const userId of input.userIds) {
@@ -204,9 +205,10 @@ export function createPermissionsService(deps: {
       },
     ): Promise<{ token: string }> {
       const { organizationId: _never, ...properties } = input.userProperties as typeof input.userProperties & { organizationId?: unknown };
-      const profile = Object.fromEntries(Object.entries({ photoUrl: properties.photoUrl, color: properties.color, textColor: properties.textColor }).filter(([, v]) => v !== undefined));
-      const initial = properties.initial ?? (properties.name.trim()[0] ?? '').toUpperCase();
-      await repo.upsertUser({ apiKeyId: app.apiKeyId, id: input.userId, name: properties.name, email: properties.email, initial, profile: JSON.stringify(profile) });
+      // The token describes the user as given now: the stored profile is replaced, not merged.
+      const { isAdmin, ...profileFields } = properties;
+      const user = mergeUser(app, undefined, { userId: input.userId, ...profileFields });
+      await repo.upsertUser(user);
 
       let resources = input.permissions.resources.map((r) => ({ ...r, accessRole: r.accessRole ?? ('editor' as const) }));
       const target = await deps.config.permissionProviderTarget(app.apiKeyId);
@@ -228,7 +230,7 @@ export function createPermissionsService(deps: {
       }
 
       const claims: Omit<UserTokenClaims, 'app'> = {
-        user: { userId: input.userId, ...properties, initial, isAdmin: properties.isAdmin ?? false },
+        user: { userId: input.userId, ...properties, initial: user.initial, isAdmin: isAdmin ?? false },
         permissions: {
           resources: resources.map((r) => ({
             type: r.type,

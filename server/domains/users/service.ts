@@ -4,33 +4,9 @@ import { alreadyExists, notFound } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { AccessRepo, ResourceType } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
+import { mergeUser, type UserRow } from './profile.js';
 
 type Level = { type: ResourceType; id: string; label: string };
-
-interface UserRow {
-  id: string;
-  name: string;
-  email: string;
-  initial: string;
-  profile: string;
-}
-
-const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
-
-/** The user record after applying the given fields over the stored ones. */
-function mergeUser(app: App, stored: UserRow | undefined, input: TUserInput) {
-  const name = input.name ?? stored?.name ?? '';
-  const email = input.email ?? stored?.email ?? '';
-  const profile: Record<string, string> = { ...(stored ? (JSON.parse(stored.profile) as Record<string, string>) : {}) };
-  for (const field of PROFILE_FIELDS) if (input[field] !== undefined) profile[field] = input[field];
-  // The spec: initial is derived from the name when omitted.
-  const initial = input.initial ?? (input.name !== undefined || !stored ? initialOf(name || email || input.userId) : stored.initial);
-  return { apiKeyId: app.apiKeyId, id: input.userId, name, email, initial, profile: JSON.stringify(profile) };
-}
-
-function initialOf(text: string): string {
-  return (text.trim()[0] ?? '').toUpperCase();
-}
 
 function toUserRecord(user: UserRow | undefined, userId: string, grant: { accessRole: string; expiresAt: number | null }) {
   const profile = user ? (JSON.parse(user.profile) as Record<string, string>) : {};

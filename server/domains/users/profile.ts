@@ -1,0 +1,28 @@
+import type { TUserInput } from '../../../contract/access/schemas.js';
+
+/** User records as Add Users, Update Users and Generate Token write them. */
+
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  initial: string;
+  profile: string;
+}
+
+const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
+
+/** The user record after applying the given fields over the stored ones. */
+export function mergeUser(app: { apiKeyId: string }, stored: UserRow | undefined, input: TUserInput) {
+  const name = input.name ?? stored?.name ?? '';
+  const email = input.email ?? stored?.email ?? '';
+  const profile: Record<string, string> = { ...(stored ? (JSON.parse(stored.profile) as Record<string, string>) : {}) };
+  for (const field of PROFILE_FIELDS) if (input[field] !== undefined) profile[field] = input[field];
+  // The spec: initial is derived from the name when omitted.
+  const initial = input.initial ?? (input.name !== undefined || !stored ? initialOf(name || email || input.userId) : stored.initial);
+  return { apiKeyId: app.apiKeyId, id: input.userId, name, email, initial, profile: JSON.stringify(profile) };
+}
+
+function initialOf(text: string): string {
+  return (text.trim()[0] ?? '').toUpperCase();
+}
