@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
+import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo } from '../access/repo.js';
 import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 
@@ -17,23 +18,10 @@ export interface App {
 export function createOrganizationsService(deps: { repo: AccessRepo; features: FeatureGate; pageTokens: PageTokens }) {
   const { repo, features, pageTokens } = deps;
 
-  async function organizationOrThrow(app: App, organizationId: string) {
-    const organization = await repo.findOrganization(app.apiKeyId, organizationId);
-    if (!organization) throw notFound(`organization ${organizationId} does not exist`);
-    return organization;
-  }
-
-  async function folderOrThrow(app: App, organizationId: string, folderId: string) {
-    const folder = await repo.findFolder(app.apiKeyId, organizationId, folderId);
-    if (!folder) throw notFound(`folder ${folderId} does not exist in organization ${organizationId}`);
-    return folder;
-  }
-
-  async function documentOrThrow(app: App, organizationId: string, documentId: string) {
-    const document = await repo.findDocument(app.apiKeyId, organizationId, documentId);
-    if (!document) throw notFound(`document ${documentId} does not exist in organization ${organizationId}`);
-    return document;
-  }
+  const find = createAccessLookups(repo);
+  const organizationOrThrow = (app: App, organizationId: string) => find.organization(app.apiKeyId, organizationId);
+  const folderOrThrow = (app: App, organizationId: string, folderId: string) => find.folder(app.apiKeyId, organizationId, folderId);
+  const documentOrThrow = (app: App, organizationId: string, documentId: string) => find.document(app.apiKeyId, organizationId, documentId);
 
   async function folderRecord(app: App, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
     return folderTree(await repo.listFolders(app.apiKeyId, organizationId), app.apiKey).record(

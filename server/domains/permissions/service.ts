@@ -1,5 +1,6 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
+import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
 import { createResolver, documentAccessType, folderAccessType, type Access } from '../access/resolve.js';
 import { documentNode, folderNodes } from '../organizations/shapes.js';
@@ -34,6 +35,7 @@ export function createPermissionsService(deps: {
   nowSeconds: () => number;
 }) {
   const { repo } = deps;
+  const find = createAccessLookups(repo);
 
   /** Get Permissions from the stored grants. */
   async function resolveLocally(app: App, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
@@ -139,8 +141,7 @@ export function createPermissionsService(deps: {
   /** Checks the principal and the entries, creating missing organizations, folders and documents. */
   async function prepareGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
     if (principal.type === 'group') {
-      const group = await repo.findGroup(app.apiKeyId, principal.organizationId!, principal.id);
-      if (!group) throw notFound(`user group ${principal.id} does not exist in organization ${principal.organizationId}`);
+      await find.group(app.apiKeyId, principal.organizationId!, principal.id);
       const foreign = resources.find((r) => organizationOf(r) !== principal.organizationId);
       if (foreign) throw invalidArgument(`user group ${principal.id} belongs to organization ${principal.organizationId}; it cannot be granted ${foreign.type} ${foreign.id} of organization ${organizationOf(foreign)}`);
     }

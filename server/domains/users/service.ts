@@ -2,6 +2,7 @@ import type { TUserInput } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, notFound } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
+import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, ResourceType } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
 import { mergeUser, type UserRow } from './profile.js';
@@ -31,20 +32,12 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     return { type: 'organization', id: input.organizationId, label: `organization ${input.organizationId}` };
   }
 
-  async function levelOrThrow(app: App, organizationId: string, level: Level): Promise<void> {
-    const exists =
-      level.type === 'organization'
-        ? await repo.findOrganization(app.apiKeyId, organizationId)
-        : level.type === 'folder'
-          ? await repo.findFolder(app.apiKeyId, organizationId, level.id)
-          : await repo.findDocument(app.apiKeyId, organizationId, level.id);
-    if (!exists) throw notFound(`${level.label} does not exist${level.type === 'organization' ? '' : ` in organization ${organizationId}`}`);
-  }
+  const find = createAccessLookups(repo);
 
-  async function groupOrThrow(app: App, organizationId: string, groupId: string) {
-    const group = await repo.findGroup(app.apiKeyId, organizationId, groupId);
-    if (!group) throw notFound(`user group ${groupId} does not exist in organization ${organizationId}`);
-    return group;
+  async function levelOrThrow(app: App, organizationId: string, level: Level): Promise<void> {
+    if (level.type === 'organization') await find.organization(app.apiKeyId, organizationId);
+    else if (level.type === 'folder') await find.folder(app.apiKeyId, organizationId, level.id);
+    else await find.document(app.apiKeyId, organizationId, level.id);
   }
 
   return {
@@ -155,7 +148,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
 
     async addUsersToGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
       const groupId = input.organizationUserGroupId;
-      await groupOrThrow(app, input.organizationId, groupId);
+      await find.group(app.apiKeyId, input.organizationId, groupId);
       const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
       const adding = input.userIds.filter((id) => known.has(id));
       await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...new Set(adding)]);
@@ -171,7 +164,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
 
     async deleteUsersFromGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
       const groupId = input.organizationUserGroupId;
-      await groupOrThrow(app, input.organizationId, groupId);
+      await find.group(app.apiKeyId, input.organizationId, groupId);
       const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
       const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
       await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));

@@ -1,0 +1,33 @@
+import { notFound } from '../../lib/app-error.js';
+import type { AccessRepo } from './repo.js';
+
+/** Reads that must find their row, with the one NOT_FOUND message each kind of resource has. */
+export function createAccessLookups(repo: AccessRepo) {
+  return {
+    async organization(apiKeyId: string, organizationId: string) {
+      const organization = await repo.findOrganization(apiKeyId, organizationId);
+      if (!organization) throw notFound(`organization ${organizationId} does not exist`);
+      return organization;
+    },
+
+    async folder(apiKeyId: string, organizationId: string, folderId: string) {
+      const folder = await repo.findFolder(apiKeyId, organizationId, folderId);
+      if (!folder) throw notFound(`folder ${folderId} does not exist in organization ${organizationId}`);
+      return folder;
+    },
+
+    async document(apiKeyId: string, organizationId: string, documentId: string) {
+      const document = await repo.findDocument(apiKeyId, organizationId, documentId);
+      if (!document) throw notFound(`document ${documentId} does not exist in organization ${organizationId}`);
+      return document;
+    },
+
+    async group(apiKeyId: string, organizationId: string, groupId: string) {
+      const group = await repo.findGroup(apiKeyId, organizationId, groupId);
+      if (!group) throw notFound(`user group ${groupId} does not exist in organization ${organizationId}`);
+      return group;
+    },
+  };
+}
+
+export type AccessLookups = ReturnType<typeof createAccessLookups>;
