@@ -1,6 +1,6 @@
 import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
+import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
 import { createAccessLookups } from '../access/lookups.js';
@@ -24,10 +24,9 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
   const documentOrThrow = (app: App, organizationId: string, documentId: string) => find.document(app.apiKeyId, organizationId, documentId);
 
   async function folderRecord(app: App, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
-    return folderTree(await repo.listFolders(app.apiKeyId, organizationId), app.apiKey).record(
-      await folderOrThrow(app, organizationId, folderId),
-      depth,
-    );
+    const tree = folderTree(await repo.listFolders(app.apiKeyId, organizationId), app.apiKey);
+    // The listing already holds the folder; the lookup only runs to raise NOT_FOUND.
+    return tree.record(tree.byId.get(folderId) ?? (await folderOrThrow(app, organizationId, folderId)), depth);
   }
 
   async function documentRecord(app: App, row: Parameters<typeof toDocument>[0]): Promise<TDocument> {
@@ -88,9 +87,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
       const tree = folderTree(rows, app.apiKey);
       const depth = input.maxDepth ?? 1;
       if (input.folderId === undefined) return rows.map((row) => tree.record(row, depth));
-      const row = tree.byId.get(input.folderId);
-      if (!row) throw notFound(`folder ${input.folderId} does not exist in organization ${input.organizationId}`);
-      return [tree.record(row, depth)];
+      return [tree.record(tree.byId.get(input.folderId) ?? (await folderOrThrow(app, input.organizationId, input.folderId)), depth)];
     },
 
     async addFolder(
