@@ -1,6 +1,7 @@
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client.js';
 import { adapterFactoryFor, providerOf, type Provider } from './adapter.js';
+import { transactional, type UnitOfWork } from './unit-of-work.js';
 
 /**
  * Both generated clients share one model API (they come from the same
@@ -9,7 +10,9 @@ import { adapterFactoryFor, providerOf, type Provider } from './adapter.js';
 export type Db = InstanceType<typeof SqliteClient>;
 
 export interface Database {
+  /** Resolves to the open transaction inside `uow.run`, to the pool elsewhere. */
   db: Db;
+  uow: UnitOfWork;
   provider: Provider;
   close(): Promise<void>;
 }
@@ -17,17 +20,18 @@ export interface Database {
 export async function openDatabase(databaseUrl: string): Promise<Database> {
   const provider = providerOf(databaseUrl);
   const adapter = adapterFactoryFor(databaseUrl);
-  const db =
+  const root =
     provider === 'sqlite'
       ? new SqliteClient({ adapter })
       : (new PostgresClient({ adapter }) as unknown as Db);
-  await db.$connect();
+  await root.$connect();
   if (provider === 'sqlite') {
     // WAL lets readers proceed while one writer commits; NORMAL sync is the
     // documented safe pairing with WAL (durable across application crashes).
-    await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
-    await db.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
-    await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+    await root.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+    await root.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+    await root.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
-  return { db, provider, close: () => db.$disconnect() };
+  const { db, uow } = transactional(root);
+  return { db, uow, provider, close: () => root.$disconnect() };
 }

@@ -1,0 +1,58 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Db } from './client.js';
+import type { TransactionClient } from './generated/sqlite/internal/prismaNamespace.js';
+
+/**
+ * One transaction around a change that writes more than one row: either all
+ * of it is committed or none. Nested calls join the outer transaction, so a
+ * service can call another that opens its own unit of work.
+ *
+ * The transaction is ambient (AsyncLocalStorage): the database client handed
+ * to repos resolves to the open transaction of the current unit of work, so
+ * repos are written once against one client and never need a transaction
+ * parameter, and no query inside a unit of work can slip past it onto another
+ * connection (on SQLite that would wait on the gate for ever; see
+ * sqlite-gate.ts).
+ *
+ * Keep the work short and free of outbound HTTP: on SQLite every other
+ * request waits for it.
+ */
+export interface UnitOfWork {
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether the caller runs inside a unit of work (for repos that must not write outside one). */
+  active(): boolean;
+}
+
+interface Ambient {
+  root: Db;
+  tx: TransactionClient;
+}
+
+const ambient = new AsyncLocalStorage<Ambient>();
+
+// Waiting for the SQLite gate counts against maxWait, so it is generous;
+// the timeout bounds a transaction that hangs.
+const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
+
+/** The client repos use (bound to the ambient transaction when there is one) and its unit of work. */
+export function transactional(root: Db): { db: Db; uow: UnitOfWork } {
+  const current = (): Db => {
+    const store = ambient.getStore();
+    return store !== undefined && store.root === root ? (store.tx as Db) : root;
+  };
+  const db = new Proxy(root, {
+    get(_target, property) {
+      const client = current();
+      const value = Reflect.get(client, property) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(client) : value;
+    },
+  });
+  const uow: UnitOfWork = {
+    run(work) {
+      if (uow.active()) return work();
+      return root.$transaction((tx) => ambient.run({ root, tx }, work), TRANSACTION_OPTIONS);
+    },
+    active: () => ambient.getStore()?.root === root,
+  };
+  return { db, uow };
+}
