@@ -6,6 +6,7 @@ import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { UnitOfWork } from './db/unit-of-work.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createFeatureGate } from './domains/accounts/features.js';
 import { createAccountsService } from './domains/accounts/service.js';
@@ -31,6 +32,7 @@ import { createPageTokens } from './lib/page-token.js';
 export interface AppDeps {
   config: Config;
   db: Db;
+  uow: UnitOfWork;
   sealer: Sealer;
   logger: Logger;
   rateLimitStore?: StoreFactory;
@@ -46,6 +48,7 @@ export function createApp(deps: AppDeps): Express {
   const accountsRepo = createAccountsRepo(deps.db);
   const accounts = createAccountsService({
     repo: accountsRepo,
+    uow: deps.uow,
     sealer: deps.sealer,
     now: deps.now,
     unverifiedKeyGraceDays: deps.config.unverifiedKeyGraceDays,
@@ -60,9 +63,10 @@ export function createApp(deps: AppDeps): Express {
   const accessRepo = createAccessRepo(deps.db);
   const pageTokens = createPageTokens(deps.sealer.deriveKey('page-token'));
   const signingKeys = deps.signingKeys ?? createSigningKeys({ db: deps.db, sealer: deps.sealer, now });
-  const organizations = createOrganizationsService({ repo: accessRepo, features: createFeatureGate(accountsRepo), pageTokens });
-  const users = createUsersService({ repo: accessRepo, pageTokens, nowSeconds });
-  const permissions = createPermissionsService({ repo: accessRepo, config: workspaceConfig, provider, signingKeys, nowSeconds });
+  const { uow } = deps;
+  const organizations = createOrganizationsService({ repo: accessRepo, uow, features: createFeatureGate(accountsRepo), pageTokens });
+  const users = createUsersService({ repo: accessRepo, uow, pageTokens, now });
+  const permissions = createPermissionsService({ repo: accessRepo, uow, config: workspaceConfig, provider, signingKeys, nowSeconds });
 
   const app = express();
   app.disable('x-powered-by');

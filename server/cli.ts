@@ -108,7 +108,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     await applyMigrations(config.databaseUrl);
     const database = await openDatabase(config.databaseUrl);
     try {
-      const accounts = createAccountsService({ repo: createAccountsRepo(database.db), sealer });
+      const accounts = createAccountsService({ repo: createAccountsRepo(database.db), uow: database.uow, sealer });
       const signingKeys = createSigningKeys({ db: database.db, sealer });
       return success(await command.run({ accounts, signingKeys }, flags));
     } finally {

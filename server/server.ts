@@ -40,7 +40,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const database = await openDatabase(config.databaseUrl);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const signingKeys = createSigningKeys({ db: database.db, sealer, now: options.overrides?.now });
-  const app = createApp({ config, db: database.db, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
+  const app = createApp({ config, db: database.db, uow: database.uow, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
 
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {

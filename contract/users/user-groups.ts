@@ -16,7 +16,7 @@ export const addUsersToGroup = operation({
   path: '/v2/organizations/usergroups/users/add',
   summary: 'Add Users to Group',
   description:
-    'Adds known users (created by Add Users or Generate Token) to a user group; members receive what the group was granted. NOT_FOUND for an unknown group; an unknown user gets `success: false` inside the successful response. Result keyed by user ID.',
+    'Adds known users (created by Add Users or Generate Token) to a user group; members receive what the group was granted. An unknown group or an unknown user gets `success: false` in the entry of that user inside the successful response. Result keyed by user ID.',
   data: z.object({ organizationId: ZId, organizationUserGroupId: ZId, userIds: z.array(ZId).min(1).max(1000) }).strict(),
   result: resultOf(ZGroupOutcomes),
 });
@@ -35,7 +35,7 @@ export const deleteUsersFromGroup = operation({
   path: '/v1/organizations/usergroups/users/delete',
   summary: 'Delete Users from Groups',
   description:
-    'Removes users from a user group: the listed `userIds`, or every member with `deleteAll: true` (either alone is valid). NOT_FOUND for an unknown group. Result keyed by user ID, each `{success, organizationUserGroupId, message}`; a user who is not a member gets `success: false`.',
+    'Removes users from a user group: the listed `userIds`, or every member with `deleteAll: true` (either alone is valid). Result keyed by user ID, each `{success, organizationUserGroupId, message}`; a user who is not a member, or every listed user of an unknown group, gets `success: false` (`deleteAll` on an unknown group succeeds with an empty result).',
   data: ZDeleteUsersFromGroupData,
   result: resultOf(ZGroupOutcomes),
 });

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { gatedSqlite } from './sqlite-gate.js';
 
 export type Provider = 'sqlite' | 'postgresql';
 
@@ -26,11 +28,11 @@ export function sqlitePath(databaseUrl: string): string {
  * created and a busy timeout so concurrent writers queue instead of failing
  * (WAL is switched on by the client, see client.ts).
  */
-export function adapterFactoryFor(databaseUrl: string): PrismaBetterSqlite3 | PrismaPg {
+export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
   if (providerOf(databaseUrl) === 'sqlite') {
     const path = sqlitePath(databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
-    return new PrismaBetterSqlite3({ url: path, timeout: 5000 });
+    return gatedSqlite(new PrismaBetterSqlite3({ url: path, timeout: 5000 }));
   }
   return new PrismaPg({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 }

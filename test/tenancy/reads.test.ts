@@ -83,11 +83,16 @@ describe('another workspace cannot change workspace A', () => {
     ['/v2/organizations/documents/update', { organizationId: ID, documentId: ID, documentName: 'x' }],
     ['/v2/organizations/folders/delete', { organizationId: ID, folderId: ID }],
     ['/v2/organizations/delete', { organizationId: ID }],
-    ['/v2/organizations/usergroups/users/add', { organizationId: ID, organizationUserGroupId: ID, userIds: [ID] }],
   ];
   it.each(writes)('%s finds nothing of A', async (path, data) => {
     const res = await server.post(path, { data }, appHeaders(b));
     expect([res.status, res.body.error?.status]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it("B adding users to a group of the same name reports A's group as missing, per user", async () => {
+    const res = await server.post('/v2/organizations/usergroups/users/add', { data: { organizationId: ID, organizationUserGroupId: ID, userIds: [ID] } }, appHeaders(b));
+    expect(res.status).toBe(200);
+    expect(res.body.result.data[ID]).toMatchObject({ success: false, message: expect.stringMatching(/does not exist/) });
   });
 
   it('B deleting users in an organization of the same name leaves A untouched', async () => {

@@ -1,3 +1,4 @@
+import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 import type { Cursor } from '../../lib/page-token.js';
 
@@ -22,10 +23,17 @@ function after(cursor: Cursor | undefined) {
 
 const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
+/** Expiry is a 64-bit column (read as bigint); Unix seconds fit a JS number exactly. */
+const seconds = (value: bigint | null): number | null => (value === null ? null : Number(value));
+
+const GRANT_KEY = ['apiKeyId', 'organizationId', 'resourceType', 'resourceId', 'principalType', 'principalId'] as const;
+
 /**
  * Data access for organizations, folders, documents, users, user groups and
  * grants. Every function takes the application (apiKeyId) first and puts it
  * into every query: tenancy is not something a caller can forget.
+ * Functions that write several statements are called inside the service's
+ * unit of work, which makes them atomic.
  */
 export function createAccessRepo(db: Db) {
   return {
@@ -48,16 +56,14 @@ export function createAccessRepo(db: Db) {
     updateOrganization: (apiKeyId: string, id: string, data: { name?: string; disabled?: boolean }) =>
       db.organization.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
 
-    deleteOrganization: (apiKeyId: string, organizationId: string) => {
+    deleteOrganization: async (apiKeyId: string, organizationId: string) => {
       const where = { apiKeyId, organizationId };
-      return db.$transaction([
-        db.grant.deleteMany({ where }),
-        db.userGroupMember.deleteMany({ where }),
-        db.userGroup.deleteMany({ where }),
-        db.document.deleteMany({ where }),
-        db.folder.deleteMany({ where }),
-        db.organization.deleteMany({ where: { apiKeyId, id: organizationId } }),
-      ]);
+      await db.grant.deleteMany({ where });
+      await db.userGroupMember.deleteMany({ where });
+      await db.userGroup.deleteMany({ where });
+      await db.document.deleteMany({ where });
+      await db.folder.deleteMany({ where });
+      await db.organization.deleteMany({ where: { apiKeyId, id: organizationId } });
     },
 
     /** Folders and documents that a grant or membership names are created when missing: at the top, organizationPrivate. */
@@ -96,12 +102,10 @@ export function createAccessRepo(db: Db) {
     deleteFolders: async (apiKeyId: string, organizationId: string, folderIds: string[]) => {
       const documents = await db.document.findMany({ where: { apiKeyId, organizationId, folderId: { in: folderIds } }, select: { id: true } });
       const documentIds = documents.map((d) => d.id);
-      return db.$transaction([
-        db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'folder', resourceId: { in: folderIds } } }),
-        db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: { in: documentIds } } }),
-        db.document.deleteMany({ where: { apiKeyId, organizationId, id: { in: documentIds } } }),
-        db.folder.deleteMany({ where: { apiKeyId, organizationId, id: { in: folderIds } } }),
-      ]);
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'folder', resourceId: { in: folderIds } } });
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: { in: documentIds } } });
+      await db.document.deleteMany({ where: { apiKeyId, organizationId, id: { in: documentIds } } });
+      await db.folder.deleteMany({ where: { apiKeyId, organizationId, id: { in: folderIds } } });
     },
 
     // ── documents ──
@@ -129,21 +133,29 @@ export function createAccessRepo(db: Db) {
     updateDocument: (apiKeyId: string, organizationId: string, id: string, data: { name?: string; folderId?: string | null; accessType?: string; disabled?: boolean }) =>
       db.document.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
 
-    deleteDocument: (apiKeyId: string, organizationId: string, id: string) =>
-      db.$transaction([
-        db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: id } }),
-        db.document.deleteMany({ where: { apiKeyId, organizationId, id } }),
-      ]),
+    deleteDocument: async (apiKeyId: string, organizationId: string, id: string) => {
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: id } });
+      await db.document.deleteMany({ where: { apiKeyId, organizationId, id } });
+    },
 
     // ── users ──
     findUsers: (apiKeyId: string, ids: string[]) => db.user.findMany({ where: { apiKeyId, id: { in: ids } } }),
 
-    upsertUser: (row: { apiKeyId: string; id: string; name: string; email: string; initial: string; profile: string }) =>
+    upsertUser: (row: UserRecord) =>
       db.user.upsert({
         where: { apiKeyId_id: { apiKeyId: row.apiKeyId, id: row.id } },
         create: row,
         update: { name: row.name, email: row.email, initial: row.initial, profile: row.profile },
       }),
+
+    /** Many user records in a few statements (Add Users takes up to thousands). */
+    upsertUsers: (rows: UserRecord[], at: Date) =>
+      upsertMany(
+        db,
+        'User',
+        rows.map((r) => ({ ...r, createdAt: at, updatedAt: at })),
+        { key: ['apiKeyId', 'id'], update: ['name', 'email', 'initial', 'profile', 'updatedAt'] },
+      ),
 
     /** A user record for a user known only by ID (granted access before any profile was given). */
     ensureUser: (apiKeyId: string, id: string) =>
@@ -154,13 +166,29 @@ export function createAccessRepo(db: Db) {
      * Membership from Add Users: permanent; the role changes only when one is
      * given (a new member without one is an editor).
      */
-    addMember: (apiKeyId: string, organizationId: string, resource: { type: ResourceType; id: string }, userId: string, accessRole: string | undefined) => {
-      const key = { resourceType: resource.type, resourceId: resource.id, principalType: 'user', principalId: userId };
-      return db.grant.upsert({
-        where: { apiKeyId_organizationId_resourceType_resourceId_principalType_principalId: { apiKeyId, organizationId, ...key } },
-        create: { apiKeyId, organizationId, ...key, accessRole: accessRole ?? 'editor', expiresAt: null },
-        update: accessRole ? { accessRole, expiresAt: null } : { expiresAt: null },
+    addMembers: async (
+      apiKeyId: string,
+      organizationId: string,
+      resource: { type: ResourceType; id: string },
+      members: { userId: string; accessRole: string | undefined }[],
+      at: Date,
+    ) => {
+      const row = (m: { userId: string; accessRole: string | undefined }) => ({
+        apiKeyId,
+        organizationId,
+        resourceType: resource.type,
+        resourceId: resource.id,
+        principalType: 'user',
+        principalId: m.userId,
+        accessRole: m.accessRole ?? 'editor',
+        expiresAt: null,
+        createdAt: at,
+        updatedAt: at,
       });
+      const withRole = members.filter((m) => m.accessRole !== undefined).map(row);
+      const keepingRole = members.filter((m) => m.accessRole === undefined).map(row);
+      await upsertMany(db, 'Grant', withRole, { key: GRANT_KEY, update: ['accessRole', 'expiresAt', 'updatedAt'] });
+      await upsertMany(db, 'Grant', keepingRole, { key: GRANT_KEY, update: ['expiresAt', 'updatedAt'] });
     },
 
     upsertGrant: (apiKeyId: string, organizationId: string, grant: GrantRow) =>
@@ -171,15 +199,30 @@ export function createAccessRepo(db: Db) {
       }),
 
     /** Changes the role of existing grants only; returns how many there were. */
-    updateGrantRole: (apiKeyId: string, organizationId: string, key: Omit<GrantRow, 'accessRole' | 'expiresAt'>, accessRole: string) =>
+    updateGrantRole: (apiKeyId: string, organizationId: string, key: GrantFilter, accessRole: string) =>
       db.grant.updateMany({ where: { apiKeyId, organizationId, ...key }, data: { accessRole } }),
 
-    deleteGrants: (apiKeyId: string, organizationId: string, where: Partial<Omit<GrantRow, 'accessRole' | 'expiresAt'>>) =>
+    deleteGrants: (apiKeyId: string, organizationId: string, where: Partial<GrantFilter>) =>
       db.grant.deleteMany({ where: { apiKeyId, organizationId, ...where } }),
 
-    /** Grants of these principals in one organization that have not lapsed. */
-    liveGrantsOf: (apiKeyId: string, organizationId: string, principals: { type: PrincipalType; ids: string[] }[], nowSeconds: number) =>
+    /** Which of these principals hold any grant in the organization (or on one resource of it), lapsed or not. */
+    grantHolders: (
+      apiKeyId: string,
+      organizationId: string,
+      principalType: PrincipalType,
+      principalIds: string[],
+      on?: { resourceType: ResourceType; resourceId: string },
+    ) =>
       db.grant.findMany({
+        where: { apiKeyId, organizationId, principalType, principalId: { in: principalIds }, ...on },
+        select: { principalId: true },
+        distinct: ['principalId'],
+      }),
+
+    /** Grants of these principals in one organization that have not lapsed. */
+    liveGrantsOf: async (apiKeyId: string, organizationId: string, principals: { type: PrincipalType; ids: string[] }[], nowSeconds: number) =>
+      (
+        await db.grant.findMany({
         where: {
           apiKeyId,
           organizationId,
@@ -187,10 +230,11 @@ export function createAccessRepo(db: Db) {
           AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] }],
         },
         select: { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true },
-      }) as Promise<GrantRow[]>,
+      })
+      ).map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }) as GrantRow),
 
     /** Live user members of one resource, oldest membership first (the contact list). */
-    membersOf: (
+    membersOf: async (
       apiKeyId: string,
       organizationId: string,
       resource: { type: ResourceType; id: string },
@@ -199,7 +243,7 @@ export function createAccessRepo(db: Db) {
       const cursor = q.after
         ? { OR: [{ createdAt: { gt: new Date(q.after.at) } }, { createdAt: new Date(q.after.at), principalId: { gt: q.after.id } }] }
         : {};
-      return db.grant.findMany({
+      const rows = await db.grant.findMany({
         where: {
           apiKeyId,
           organizationId,
@@ -212,6 +256,7 @@ export function createAccessRepo(db: Db) {
         orderBy: [{ createdAt: 'asc' }, { principalId: 'asc' }],
         take: q.take,
       });
+      return rows.map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }));
     },
 
     // ── user groups ──
@@ -223,15 +268,12 @@ export function createAccessRepo(db: Db) {
     groupMemberIds: async (apiKeyId: string, organizationId: string, groupId: string) =>
       (await db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId }, select: { userId: true } })).map((m) => m.userId),
 
-    addGroupMembers: (apiKeyId: string, organizationId: string, groupId: string, userIds: string[]) =>
-      db.$transaction(
-        userIds.map((userId) =>
-          db.userGroupMember.upsert({
-            where: { apiKeyId_organizationId_groupId_userId: { apiKeyId, organizationId, groupId, userId } },
-            create: { apiKeyId, organizationId, groupId, userId },
-            update: {},
-          }),
-        ),
+    addGroupMembers: (apiKeyId: string, organizationId: string, groupId: string, userIds: string[], at: Date) =>
+      upsertMany(
+        db,
+        'UserGroupMember',
+        userIds.map((userId) => ({ apiKeyId, organizationId, groupId, userId, createdAt: at })),
+        { key: ['apiKeyId', 'organizationId', 'groupId', 'userId'], update: [] },
       ),
 
     removeGroupMembers: (apiKeyId: string, organizationId: string, groupId: string | undefined, userIds: string[]) =>
@@ -247,3 +289,15 @@ function pick(grant: GrantRow) {
 }
 
 export type AccessRepo = ReturnType<typeof createAccessRepo>;
+
+/** Which grants an update or delete touches: one principal, or several at once. */
+type GrantFilter = Omit<GrantRow, 'accessRole' | 'expiresAt' | 'principalId'> & { principalId: string | { in: string[] } };
+
+export interface UserRecord {
+  apiKeyId: string;
+  id: string;
+  name: string;
+  email: string;
+  initial: string;
+  profile: string;
+}

@@ -12,11 +12,10 @@ export function createAccountsRepo(db: Db) {
       apiKey: { id: string; keyDigest: string; keyHint: string; name: string };
       authToken: { id: string; tokenDigest: string; tokenSealed: string; name: string };
     }) {
-      await db.$transaction([
-        db.workspace.create({ data: input.workspace }),
-        db.apiKey.create({ data: { ...input.apiKey, workspaceId: input.workspace.id } }),
-        db.authToken.create({ data: { ...input.authToken, apiKeyId: input.apiKey.id } }),
-      ]);
+      // Three rows: the service runs this inside its unit of work.
+      await db.workspace.create({ data: input.workspace });
+      await db.apiKey.create({ data: { ...input.apiKey, workspaceId: input.workspace.id } });
+      await db.authToken.create({ data: { ...input.authToken, apiKeyId: input.apiKey.id } });
     },
 
     findWorkspaceByEmail(ownerEmail: string) {

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../../lib/app-error.js';
 import { constantTimeEqual, digest, randomId, randomSecret, type Sealer } from '../../lib/crypto.js';
 import type { AccountsRepo } from './repo.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 /** Console toggles of the operator interface; a workspace starts with all of them on. */
 export const FEATURES = ['advancedQueries', 'notifications'] as const;
@@ -18,6 +19,7 @@ export interface ApplicationPrincipal {
 
 export interface AccountsDeps {
   repo: AccountsRepo;
+  uow: UnitOfWork;
   sealer: Sealer;
   now?: () => Date;
   /** Days an unverified owner email keeps its API keys working; null = forever. */
@@ -53,11 +55,13 @@ export function createAccountsService(deps: AccountsDeps) {
       const apiKeyId = randomId('app');
       const { token, row } = newAuthToken(apiKeyId, 'default');
       try {
-        await repo.createWorkspace({
-          workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken) },
-          apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), name: 'default' },
-          authToken: row,
-        });
+        await deps.uow.run(() =>
+          repo.createWorkspace({
+            workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken) },
+            apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), name: 'default' },
+            authToken: row,
+          }),
+        );
       } catch (error) {
         if (isUniqueViolation(error)) {
           throw alreadyExists(`a workspace already exists for ${ownerEmail}`);

@@ -5,6 +5,7 @@ import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo } from '../access/repo.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 
 const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
@@ -15,8 +16,8 @@ export interface App {
   apiKey: string;
 }
 
-export function createOrganizationsService(deps: { repo: AccessRepo; features: FeatureGate; pageTokens: PageTokens }) {
-  const { repo, features, pageTokens } = deps;
+export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOfWork; features: FeatureGate; pageTokens: PageTokens }) {
+  const { repo, uow, features, pageTokens } = deps;
 
   const find = createAccessLookups(repo);
   const organizationOrThrow = (app: App, organizationId: string) => find.organization(app.apiKeyId, organizationId);
@@ -38,6 +39,24 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
     if (parentFolderId === undefined || parentFolderId === ROOT) return null;
     await folderOrThrow(app, organizationId, parentFolderId);
     return parentFolderId;
+  }
+
+  /** Deletes a folder and every folder below it, with their documents and grants; inside a unit of work. */
+  async function deleteFolderTree(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
+    await folderOrThrow(app, input.organizationId, input.folderId);
+    const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
+    // The folder and every folder below it.
+    const doomed = new Set([input.folderId]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const row of rows) {
+        if (row.parentId !== null && doomed.has(row.parentId) && !doomed.has(row.id)) {
+          doomed.add(row.id);
+          grew = true;
+        }
+      }
+    }
+    await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
   }
 
   async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
@@ -75,8 +94,10 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
     },
 
     async deleteOrganization(app: App, input: { organizationId: string }): Promise<void> {
-      await organizationOrThrow(app, input.organizationId);
-      await repo.deleteOrganization(app.apiKeyId, input.organizationId);
+      await uow.run(async () => {
+        await organizationOrThrow(app, input.organizationId);
+        await repo.deleteOrganization(app.apiKeyId, input.organizationId);
+      });
     },
 
     // ── folders ──
@@ -94,20 +115,22 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
       app: App,
       input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
     ): Promise<TFolder> {
-      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
-      const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
-      await created(`folder ${input.folderId}`, () =>
-        repo.createFolder({
-          apiKeyId: app.apiKeyId,
-          organizationId: input.organizationId,
-          id: input.folderId,
-          name: input.folderName ?? input.folderId,
-          parentId,
-          accessType: input.accessType ?? 'organizationPrivate',
-          inheritAccessFromParent: input.inheritAccessFromParent ?? parentId !== null,
-        }),
-      );
-      return folderRecord(app, input.organizationId, input.folderId);
+      return uow.run(async () => {
+        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
+        await created(`folder ${input.folderId}`, () =>
+          repo.createFolder({
+            apiKeyId: app.apiKeyId,
+            organizationId: input.organizationId,
+            id: input.folderId,
+            name: input.folderName ?? input.folderId,
+            parentId,
+            accessType: input.accessType ?? 'organizationPrivate',
+            inheritAccessFromParent: input.inheritAccessFromParent ?? parentId !== null,
+          }),
+        );
+        return folderRecord(app, input.organizationId, input.folderId);
+      });
     },
 
     async updateFolder(app: App, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
@@ -126,20 +149,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
     },
 
     async deleteFolder(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
-      await folderOrThrow(app, input.organizationId, input.folderId);
-      const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
-      // The folder and every folder below it.
-      const doomed = new Set([input.folderId]);
-      for (let grew = true; grew; ) {
-        grew = false;
-        for (const row of rows) {
-          if (row.parentId !== null && doomed.has(row.parentId) && !doomed.has(row.id)) {
-            doomed.add(row.id);
-            grew = true;
-          }
-        }
-      }
-      await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
+      await uow.run(() => deleteFolderTree(app, input));
     },
 
     async updateFolderAccess(
@@ -177,19 +187,21 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
       app: App,
       input: { organizationId: string; documentId: string; documentName?: string; folderId?: string; accessType?: TAccessType },
     ): Promise<TDocument> {
-      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
-      const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
-      const row = await created(`document ${input.documentId}`, () =>
-        repo.createDocument({
-          apiKeyId: app.apiKeyId,
-          organizationId: input.organizationId,
-          id: input.documentId,
-          name: input.documentName ?? input.documentId,
-          folderId,
-          accessType: input.accessType ?? 'organizationPrivate',
-        }),
-      );
-      return documentRecord(app, row);
+      return uow.run(async () => {
+        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
+        const row = await created(`document ${input.documentId}`, () =>
+          repo.createDocument({
+            apiKeyId: app.apiKeyId,
+            organizationId: input.organizationId,
+            id: input.documentId,
+            name: input.documentName ?? input.documentId,
+            folderId,
+            accessType: input.accessType ?? 'organizationPrivate',
+          }),
+        );
+        return documentRecord(app, row);
+      });
     },
 
     async updateDocument(app: App, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
@@ -199,8 +211,10 @@ export function createOrganizationsService(deps: { repo: AccessRepo; features: F
     },
 
     async deleteDocument(app: App, input: { organizationId: string; documentId: string }): Promise<void> {
-      await documentOrThrow(app, input.organizationId, input.documentId);
-      await repo.deleteDocument(app.apiKeyId, input.organizationId, input.documentId);
+      await uow.run(async () => {
+        await documentOrThrow(app, input.organizationId, input.documentId);
+        await repo.deleteDocument(app.apiKeyId, input.organizationId, input.documentId);
+      });
     },
 
     async moveDocument(app: App, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {

@@ -9,6 +9,7 @@ import { answerKey, type PermissionProviderClient, type ProviderRequest } from '
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import { mergeUser } from '../users/profile.js';
 import type { SigningKeys, UserTokenClaims } from './signing-keys.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Maps = Required<TPermissionResult>;
 type Principal = { type: PrincipalType; id: string; organizationId?: string };
@@ -32,9 +33,10 @@ export function createPermissionsService(deps: {
   config: WorkspaceConfigService;
   provider: PermissionProviderClient;
   signingKeys: SigningKeys;
+  uow: UnitOfWork;
   nowSeconds: () => number;
 }) {
-  const { repo } = deps;
+  const { repo, uow } = deps;
   const find = createAccessLookups(repo);
 
   /** Get Permissions from the stored grants. */
@@ -156,6 +158,12 @@ export function createPermissionsService(deps: {
     if (principal.type === 'user') await repo.ensureUser(app.apiKeyId, principal.id);
   }
 
+  /** The resources (created when missing) and the grants on them; inside the caller's unit of work. */
+  async function writeGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
+    await prepareGrants(app, principal, resources);
+    for (const r of resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+  }
+
   function grantRow(principal: Principal, r: TResourcePermission): GrantRow {
     return {
       resourceType: r.type,
@@ -186,15 +194,16 @@ export function createPermissionsService(deps: {
 
     async addPermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
       const principal = principalOf(input);
-      await prepareGrants(app, principal, input.permissions.resources);
-      for (const r of input.permissions.resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+      await uow.run(() => writeGrants(app, principal, input.permissions.resources));
     },
 
     async removePermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
       const principal = principalOf(input);
-      for (const r of input.permissions.resources) {
-        await repo.deleteGrants(app.apiKeyId, organizationOf(r), { resourceType: r.type, resourceId: r.id, principalType: principal.type, principalId: principal.id });
-      }
+      await uow.run(async () => {
+        for (const r of input.permissions.resources) {
+          await repo.deleteGrants(app.apiKeyId, organizationOf(r), { resourceType: r.type, resourceId: r.id, principalType: principal.type, principalId: principal.id });
+        }
+      });
     },
 
     async generateToken(
@@ -209,12 +218,12 @@ export function createPermissionsService(deps: {
       // The token describes the user as given now: the stored profile is replaced, not merged.
       const { isAdmin, ...profileFields } = properties;
       const user = mergeUser(app, undefined, { userId: input.userId, ...profileFields });
-      await repo.upsertUser(user);
 
       let resources = input.permissions.resources.map((r) => ({ ...r, accessRole: r.accessRole ?? ('editor' as const) }));
       const target = await deps.config.permissionProviderTarget(app.apiKeyId);
       if (target) {
         // The provider decides; only what it grants goes into the token, with its role and expiry.
+        // Asked before the unit of work: no outbound HTTP while a transaction is open.
         const answers = await deps.provider.ask(
           target,
           resources.map((r) => ({ userId: input.userId, resource: { id: r.id, type: r.type, organizationId: organizationOf(r) } })),
@@ -224,10 +233,12 @@ export function createPermissionsService(deps: {
           if (!answer?.hasAccess) return [];
           return [{ ...r, accessRole: answer.accessRole ?? 'editor', ...(answer.expiresAt !== undefined ? { expiresAt: answer.expiresAt } : {}) }];
         });
+        await repo.upsertUser(user);
       } else {
-        const principal: Principal = { type: 'user', id: input.userId };
-        await prepareGrants(app, principal, resources);
-        for (const r of resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+        await uow.run(async () => {
+          await repo.upsertUser(user);
+          await writeGrants(app, { type: 'user', id: input.userId }, resources);
+        });
       }
 
       const claims: Omit<UserTokenClaims, 'app'> = {

@@ -1,9 +1,10 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { alreadyExists, notFound } from '../../lib/app-error.js';
+import { alreadyExists } from '../../lib/app-error.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo, ResourceType } from '../access/repo.js';
+import type { AccessRepo, ResourceType, UserRecord } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
 import { mergeUser, type UserRow } from './profile.js';
 
@@ -22,8 +23,9 @@ function toUserRecord(user: UserRow | undefined, userId: string, grant: { access
   };
 }
 
-export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTokens; nowSeconds: () => number }) {
-  const { repo, pageTokens } = deps;
+export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pageTokens: PageTokens; now: () => Date }) {
+  const { repo, uow, pageTokens } = deps;
+  const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
   /** The level an operation acts on: a document, a folder, or the organization itself. */
   function levelOf(input: { organizationId: string; documentId?: string; folderId?: string }): Level {
@@ -40,54 +42,85 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     else await find.document(app.apiKeyId, organizationId, level.id);
   }
 
+  /**
+   * Add Users: the folder or document to add to, made when missing and asked
+   * for; otherwise why it cannot be used (reported per user, as the
+   * specification reports per-item outcomes inside a success response).
+   */
+  async function prepareLevel(
+    app: App,
+    input: { organizationId: string; createDocument?: boolean; createFolder?: boolean },
+    level: Level,
+  ): Promise<string | null> {
+    const { organizationId } = input;
+    if (level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id))) {
+      if (!input.createDocument) return `document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`;
+      await repo.ensureOrganization(app.apiKeyId, organizationId);
+      await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
+    }
+    if (level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id))) {
+      if (!input.createFolder) return `folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`;
+      await repo.ensureOrganization(app.apiKeyId, organizationId);
+      await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
+    }
+    // The spec: adding users to a nonexistent organization creates it.
+    await repo.ensureOrganization(app.apiKeyId, organizationId);
+    return null;
+  }
+
   return {
     async addUsers(
       app: App,
       input: { organizationId: string; documentId?: string; createDocument?: boolean; folderId?: string; createFolder?: boolean; users: TUserInput[] },
     ) {
-      const { organizationId } = input;
-      // The spec: adding users to a nonexistent organization creates it.
-      await repo.ensureOrganization(app.apiKeyId, organizationId);
       const level = levelOf(input);
-      if (level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id))) {
-        if (!input.createDocument) throw notFound(`document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`);
-        await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
-      }
-      if (level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id))) {
-        if (!input.createFolder) throw notFound(`folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`);
-        await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
-      }
+      return uow.run(async () => {
+        const problem = await prepareLevel(app, input, level);
+        if (problem) return outcomes(input.users.map((u) => [u.userId, { success: false, id: u.userId, message: problem }]));
 
-      const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
-      const result: Record<string, { success: boolean; id: string; message: string }> = {};
-      for (const user of input.users) {
-        const merged = mergeUser(app, stored.get(user.userId), user);
-        await repo.upsertUser(merged);
-        stored.set(user.userId, merged);
-        await repo.addMember(app.apiKeyId, organizationId, level, user.userId, user.accessRole);
-        result[user.userId] = { success: true, id: user.userId, message: `User added to ${level.label}.` };
-      }
-      return result;
+        // A user listed twice is applied in order, as if added by two calls.
+        const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
+        const records = new Map<string, UserRecord>();
+        const roles = new Map<string, TUserInput['accessRole']>();
+        for (const user of input.users) {
+          const merged = mergeUser(app, records.get(user.userId) ?? stored.get(user.userId), user);
+          records.set(user.userId, merged);
+          roles.set(user.userId, user.accessRole ?? roles.get(user.userId));
+        }
+        const at = deps.now();
+        await repo.upsertUsers([...records.values()], at);
+        await repo.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })), at);
+        return outcomes(input.users.map((u) => [u.userId, { success: true, id: u.userId, message: `User added to ${level.label}.` }]));
+      });
     },
 
     async deleteUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
       const { organizationId } = input;
       const level = levelOf(input);
-      const result: Record<string, { success: boolean; message: string }> = {};
-      for (const userId of input.userIds) {
-        let removed: number;
+      return uow.run(async () => {
+        let present: Set<string>;
         if (level.type === 'organization') {
           // The spec: organization-level removal takes away access to every
           // document and data of the organization and its contact list.
-          const grants = await repo.deleteGrants(app.apiKeyId, organizationId, { principalType: 'user', principalId: userId });
-          const memberships = await repo.removeGroupMembers(app.apiKeyId, organizationId, undefined, [userId]);
-          removed = grants.count + memberships.count;
+          const [grants, memberships] = await Promise.all([
+            repo.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds),
+            repo.groupsOfUsers(app.apiKeyId, organizationId, input.userIds),
+          ]);
+          present = new Set([...grants.map((g) => g.principalId), ...memberships.map((m) => m.userId)]);
+          await repo.deleteGrants(app.apiKeyId, organizationId, { principalType: 'user', principalId: { in: [...present] } });
+          await repo.removeGroupMembers(app.apiKeyId, organizationId, undefined, [...present]);
         } else {
-          removed = (await repo.deleteGrants(app.apiKeyId, organizationId, { resourceType: level.type, resourceId: level.id, principalType: 'user', principalId: userId })).count;
+          const where = { resourceType: level.type, resourceId: level.id };
+          present = new Set((await repo.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds, where)).map((g) => g.principalId));
+          await repo.deleteGrants(app.apiKeyId, organizationId, { ...where, principalType: 'user', principalId: { in: [...present] } });
         }
-        result[userId] = removed > 0 ? { success: true, message: `User removed from ${level.label}.` } : { success: false, message: `User ${userId} does not exist in ${level.label}.` };
-      }
-      return result;
+        return outcomes(
+          input.userIds.map((userId) => [
+            userId,
+            present.has(userId) ? { success: true, message: `User removed from ${level.label}.` } : { success: false, message: `User ${userId} does not exist in ${level.label}.` },
+          ]),
+        );
+      });
     },
 
     async getUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
@@ -97,7 +130,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
       const page = await pageTokens.page(
         scope,
         input,
-        (after, take) => repo.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: deps.nowSeconds() }),
+        (after, take) => repo.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: nowSeconds() }),
         (grant) => ({ at: grant.createdAt.getTime(), id: grant.principalId }),
       );
       const users = new Map((await repo.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
@@ -105,79 +138,105 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     },
 
     async updateUsers(app: App, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
-      const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
       const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
-      const result: Record<string, { success: boolean; id: string; message: string }> = {};
-      for (const user of input.users) {
-        const current = stored.get(user.userId);
-        if (!current) {
-          result[user.userId] = { success: false, id: user.userId, message: `User ${user.userId} does not exist.` };
-          continue;
-        }
-        if (user.accessRole !== undefined && level && input.organizationId !== undefined) {
-          const { count } = await repo.updateGrantRole(
-            app.apiKeyId,
-            input.organizationId,
-            { resourceType: level.type, resourceId: level.id, principalType: 'user', principalId: user.userId },
-            user.accessRole,
-          );
-          if (count === 0) {
-            result[user.userId] = { success: false, id: user.userId, message: `User ${user.userId} is not a member of ${level.label}; add the user first.` };
+      return uow.run(async () => {
+        const ids = input.users.map((u) => u.userId);
+        const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, ids)).map((u) => [u.id, u]));
+        const roleChanges = level !== undefined && input.organizationId !== undefined && input.users.some((u) => u.accessRole !== undefined);
+        const members = roleChanges
+          ? new Set((await repo.grantHolders(app.apiKeyId, input.organizationId!, 'user', ids, { resourceType: level!.type, resourceId: level!.id })).map((g) => g.principalId))
+          : new Set<string>();
+
+        const records = new Map<string, UserRecord>();
+        const roles = new Map<string, 'viewer' | 'editor'>();
+        const result = new Map<string, { success: boolean; id: string; message: string }>();
+        for (const user of input.users) {
+          const current = records.get(user.userId) ?? stored.get(user.userId);
+          if (!current) {
+            result.set(user.userId, { success: false, id: user.userId, message: `User ${user.userId} does not exist.` });
             continue;
           }
+          if (roleChanges && user.accessRole !== undefined) {
+            if (!members.has(user.userId)) {
+              result.set(user.userId, { success: false, id: user.userId, message: `User ${user.userId} is not a member of ${level!.label}; add the user first.` });
+              continue;
+            }
+            roles.set(user.userId, user.accessRole);
+          }
+          records.set(user.userId, mergeUser(app, current, user));
+          result.set(user.userId, { success: true, id: user.userId, message: 'User updated.' });
         }
-        const merged = mergeUser(app, current, user);
-        await repo.upsertUser(merged);
-        stored.set(user.userId, merged);
-        result[user.userId] = { success: true, id: user.userId, message: 'User updated.' };
-      }
-      return result;
+        for (const accessRole of ['viewer', 'editor'] as const) {
+          const userIds = [...roles].filter(([, role]) => role === accessRole).map(([userId]) => userId);
+          if (userIds.length > 0) {
+            await repo.updateGrantRole(app.apiKeyId, input.organizationId!, { resourceType: level!.type, resourceId: level!.id, principalType: 'user', principalId: { in: userIds } }, accessRole);
+          }
+        }
+        await repo.upsertUsers([...records.values()], deps.now());
+        return outcomes(result);
+      });
     },
 
     // ── user groups ──
     async addUserGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
-      await repo.ensureOrganization(app.apiKeyId, input.organizationId);
-      try {
-        const group = await repo.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
-        return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: group.createdAt.getTime() };
-      } catch (error) {
-        if (isUniqueViolation(error)) throw alreadyExists(`user group ${input.organizationUserGroupId} already exists in organization ${input.organizationId}`);
-        throw error;
-      }
+      return uow.run(async () => {
+        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        try {
+          const group = await repo.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
+          return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: group.createdAt.getTime() };
+        } catch (error) {
+          if (isUniqueViolation(error)) throw alreadyExists(`user group ${input.organizationUserGroupId} already exists in organization ${input.organizationId}`);
+          throw error;
+        }
+      });
     },
 
     async addUsersToGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
       const groupId = input.organizationUserGroupId;
-      await find.group(app.apiKeyId, input.organizationId, groupId);
-      const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
-      const adding = input.userIds.filter((id) => known.has(id));
-      await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...new Set(adding)]);
-      return Object.fromEntries(
-        input.userIds.map((userId) => [
-          userId,
-          known.has(userId)
-            ? { success: true, organizationUserGroupId: groupId, message: `User added to user group ${groupId}.` }
-            : { success: false, organizationUserGroupId: groupId, message: `User ${userId} does not exist; add the user first.` },
-        ]),
-      );
+      const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
+      return uow.run(async () => {
+        // An unknown group is each user's problem, reported per item like an unknown user.
+        if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
+          return outcomes(input.userIds.map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
+        }
+        const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
+        await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known], deps.now());
+        return outcomes(
+          input.userIds.map((userId) => [
+            userId,
+            known.has(userId) ? entry(true, `User added to user group ${groupId}.`) : entry(false, `User ${userId} does not exist; add the user first.`),
+          ]),
+        );
+      });
     },
 
     async deleteUsersFromGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
       const groupId = input.organizationUserGroupId;
-      await find.group(app.apiKeyId, input.organizationId, groupId);
-      const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
-      const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
-      await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
-      return Object.fromEntries(
-        asked.map((userId) => [
-          userId,
-          members.has(userId)
-            ? { success: true, organizationUserGroupId: groupId, message: `User removed from user group ${groupId}.` }
-            : { success: false, organizationUserGroupId: groupId, message: `User ${userId} does not exist in user group ${groupId}.` },
-        ]),
-      );
+      const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
+      return uow.run(async () => {
+        // An unknown group has no members: each listed user gets success: false, deleteAll removes nobody.
+        if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
+          return outcomes((input.userIds ?? []).map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
+        }
+        const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
+        const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
+        await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
+        return outcomes(
+          asked.map((userId) => [
+            userId,
+            members.has(userId) ? entry(true, `User removed from user group ${groupId}.`) : entry(false, `User ${userId} does not exist in user group ${groupId}.`),
+          ]),
+        );
+      });
     },
   };
+}
+
+const noGroup = (groupId: string, organizationId: string) => `user group ${groupId} does not exist in organization ${organizationId}`;
+
+/** A result keyed by caller-chosen IDs: built by definition, so an ID such as `__proto__` is an ordinary key. */
+function outcomes<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;

@@ -44,9 +44,16 @@ describe('Add Users', () => {
     expect(await memberIds('a-org', { folderId: 'fold-x' })).toEqual(['fay']);
   });
 
-  it('is NOT_FOUND for a missing document or folder without createDocument/createFolder', async () => {
-    await expectCollabError(client.users.addUsers({ organizationId: 'a-org', documentId: 'ghost', users: [{ userId: 'x' }] }), 'NOT_FOUND', /createDocument: true/);
-    await expectCollabError(client.users.addUsers({ organizationId: 'a-org', folderId: 'ghost', users: [{ userId: 'x' }] }), 'NOT_FOUND', /createFolder: true/);
+  it('reports a missing document or folder (without createDocument/createFolder) in each user entry, and writes nothing', async () => {
+    const toDocument = await client.users.addUsers({ organizationId: 'ghost-org', documentId: 'ghost', users: [{ userId: 'x' }, { userId: 'y' }] });
+    expect(toDocument.data).toEqual({
+      x: { success: false, id: 'x', message: expect.stringMatching(/document ghost does not exist.*createDocument: true/) },
+      y: { success: false, id: 'y', message: expect.stringMatching(/createDocument: true/) },
+    });
+    const toFolder = await client.users.addUsers({ organizationId: 'ghost-org', folderId: 'ghost', users: [{ userId: 'x' }] });
+    expect(toFolder.data.x).toMatchObject({ success: false, message: expect.stringMatching(/folder ghost does not exist.*createFolder: true/) });
+    // Nothing was added: not even the organization the request named.
+    await expectCollabError(client.users.getUsers({ organizationId: 'ghost-org' }), 'NOT_FOUND');
   });
 
   it('rejects documentId with folderId, an empty users list, and unknown user fields', async () => {
@@ -158,9 +165,18 @@ describe('User groups', () => {
     expect(Object.values(all.data).every((r) => r.success)).toBe(true);
   });
 
-  it('needs userIds or deleteAll, and an existing group', async () => {
+  it('needs userIds or deleteAll', async () => {
     await expectCollabError(client.users.deleteUsersFromGroup({ organizationId: 'g-org', organizationUserGroupId: 'team' }), 'INVALID_ARGUMENT', /userIds, or deleteAll/);
-    await expectCollabError(client.users.deleteUsersFromGroup({ organizationId: 'g-org', organizationUserGroupId: 'nope', deleteAll: true }), 'NOT_FOUND');
-    await expectCollabError(client.users.addUsersToGroup({ organizationId: 'g-org', organizationUserGroupId: 'nope', userIds: ['m1'] }), 'NOT_FOUND');
+  });
+
+  it('reports an unknown group in each user entry of a success response', async () => {
+    const removed = await client.users.deleteUsersFromGroup({ organizationId: 'g-org', organizationUserGroupId: 'nope', userIds: ['m1', 'm2'] });
+    expect(removed.data).toEqual({
+      m1: { success: false, organizationUserGroupId: 'nope', message: 'user group nope does not exist in organization g-org' },
+      m2: { success: false, organizationUserGroupId: 'nope', message: 'user group nope does not exist in organization g-org' },
+    });
+    expect((await client.users.deleteUsersFromGroup({ organizationId: 'g-org', organizationUserGroupId: 'nope', deleteAll: true })).data).toEqual({});
+    const added = await client.users.addUsersToGroup({ organizationId: 'g-org', organizationUserGroupId: 'nope', userIds: ['m1'] });
+    expect(added.data.m1).toEqual({ success: false, organizationUserGroupId: 'nope', message: 'user group nope does not exist in organization g-org' });
   });
 });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Grant" ALTER COLUMN "expiresAt" SET DATA TYPE BIGINT;
