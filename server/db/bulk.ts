@@ -1,17 +1,18 @@
-import type { Db } from './client.js';
-import { Prisma } from './generated/sqlite/client.js';
+import { providerOfClient, type Db } from './client.js';
 
-// SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535.
-const MAX_PARAMETERS = 30_000;
-const MAX_ROWS = 500;
 
 /**
- * Writes many rows as `INSERT … ON CONFLICT (key) DO UPDATE` statements of up
- * to 500 rows each, instead of one round trip per row (Add Users with 1,000
- * users went from seconds to milliseconds). The statement reads the same on
- * SQLite and PostgreSQL; identifiers come from code, values are bound.
- * Columns with an ORM-managed value (`updatedAt`, `createdAt` defaults) must
- * be given by the caller: raw SQL bypasses the ORM.
+ * Writes many rows as one `INSERT … SELECT … ON CONFLICT (key) DO UPDATE`
+ * statement whose rows arrive as ONE bound JSON parameter, expanded by the
+ * database (`json_each` on SQLite, `json_populate_recordset` on PostgreSQL).
+ * One round trip and one parameter, instead of a statement per row (Add Users
+ * with 1,000 users took seconds) or thousands of bound parameters (1,000 user
+ * rows, best of 12: 98 ms that way against 37 ms this way on PostgreSQL, and
+ * about the same, ~20 ms, on SQLite).
+ *
+ * Identifiers come from code, values only through the parameter. Columns the
+ * ORM fills itself (`updatedAt`, `createdAt` defaults) must be given: raw SQL
+ * bypasses the ORM. Dates are sent in the ORM's own storage format.
  */
 export async function upsertMany(
   db: Db,
@@ -20,22 +21,27 @@ export async function upsertMany(
   conflict: { key: readonly string[]; update: readonly string[] },
 ): Promise<void> {
   if (rows.length === 0) return;
+  const provider = providerOfClient(db);
   const columns = Object.keys(rows[0]!);
-  const ident = (name: string) => Prisma.raw(`"${name}"`);
-  const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / columns.length)));
+  const ident = (name: string) => `"${name}"`;
+  const list = columns.map(ident).join(', ');
   const onConflict =
-    conflict.update.length === 0
-      ? Prisma.sql`DO NOTHING`
-      : Prisma.sql`DO UPDATE SET ${Prisma.join(
-          conflict.update.map((c) => Prisma.sql`${ident(c)} = excluded.${ident(c)}`),
-          ', ',
-        )}`;
-  for (let start = 0; start < rows.length; start += perStatement) {
-    const chunk = rows.slice(start, start + perStatement);
-    const values = Prisma.join(chunk.map((row) => Prisma.sql`(${Prisma.join(columns.map((c) => row[c] ?? null))})`), ', ');
-    await db.$executeRaw`INSERT INTO ${ident(table)} (${Prisma.join(columns.map(ident), ', ')}) VALUES ${values} ON CONFLICT (${Prisma.join(
-      conflict.key.map(ident),
-      ', ',
-    )}) ${onConflict}`;
-  }
+    conflict.update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${conflict.update.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ')}`;
+  const payload = JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((c) => [c, storable(row[c], provider)]))));
+  // SQLite: `WHERE true` keeps ON CONFLICT from being read as a join constraint of the SELECT.
+  const source =
+    provider === 'sqlite'
+      ? `SELECT ${columns.map((c) => `value ->> '${c}'`).join(', ')} FROM json_each(?) WHERE true`
+      : `SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`;
+  await db.$executeRawUnsafe(`INSERT INTO ${ident(table)} (${list}) ${source} ON CONFLICT (${conflict.key.map(ident).join(', ')}) ${onConflict}`, payload);
 }
+
+/** A value as each database stores the ORM's types: SQLite keeps dates as ISO text and booleans as 0/1. */
+function storable(value: unknown, provider: 'sqlite' | 'postgresql'): unknown {
+  if (value === undefined) return null;
+  if (provider === 'postgresql') return value instanceof Date ? value.toISOString() : value;
+  if (value instanceof Date) return value.toISOString().replace('Z', '+00:00');
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+

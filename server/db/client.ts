@@ -17,6 +17,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
+// Which database a client talks to, for the few statements written per dialect (db/bulk.ts).
+const providers = new WeakMap<object, Provider>();
+
+export function providerOfClient(db: Db): Provider {
+  const provider = providers.get(db);
+  if (provider === undefined) throw new Error('not a client made by openDatabase');
+  return provider;
+}
+
 export async function openDatabase(databaseUrl: string): Promise<Database> {
   const provider = providerOf(databaseUrl);
   const adapter = adapterFactoryFor(databaseUrl);
@@ -33,5 +42,6 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
     await root.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
   const { db, uow } = transactional(root);
+  providers.set(db, provider);
   return { db, uow, provider, close: () => root.$disconnect() };
 }

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { scenarios, type BenchContext, type BenchRequest, type WorkspaceCredentials } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,6 +26,8 @@ const DURATION = numberFromEnv('BENCH_DURATION', 10, 1);
 const WARMUP = numberFromEnv('BENCH_WARMUP', 2, 0);
 const CONNECTIONS = numberFromEnv('BENCH_CONNECTIONS', 64, 1);
 const ONLY = process.env.BENCH_ONLY?.toLowerCase();
+/** A PostgreSQL server to bench against instead of SQLite; a fresh database is made on it and dropped after. */
+const PG_SERVER_URL = process.env.BENCH_DATABASE_URL;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
 const START_TIMEOUT_MS = 30_000;
 const CLI_TIMEOUT_MS = 60_000;
@@ -51,6 +54,7 @@ interface ScenarioResult extends Measurement {
 
 const children = new Set<ChildProcess>();
 let tempDir: string | undefined;
+let dropDatabase: (() => Promise<void>) | undefined;
 let shuttingDown: Promise<void> | undefined;
 
 function alive(child: ChildProcess): boolean {
@@ -81,6 +85,8 @@ function shutdown(): Promise<void> {
     children.clear();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     tempDir = undefined;
+    await dropDatabase?.().catch((error: unknown) => log(`could not drop the bench database: ${String(error)}`));
+    dropDatabase = undefined;
   })();
   return shuttingDown;
 }
@@ -94,6 +100,25 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** A new, empty database on the PostgreSQL server, dropped on shutdown. */
+async function freshPgDatabase(serverUrl: string): Promise<string> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const name = `collab_bench_${process.pid}_${Date.now()}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  dropDatabase = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -268,13 +293,13 @@ function rssSampler(pid: number): { stop(): number | null } {
   };
 }
 
-function cannon(url: string, request: BenchRequest, seconds: number): Promise<autocannon.Result> {
+function cannon(url: string, request: BenchRequest, seconds: number, connections = CONNECTIONS): Promise<autocannon.Result> {
   return autocannon({
     url: new URL(request.path, url).toString(),
     method: request.method ?? 'POST',
     headers: request.headers,
     body: encodeBody(request.body),
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     timeout: 10,
   });
@@ -293,18 +318,18 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
   return `probe request got ${response.status}: ${text.slice(0, 300)}`;
 }
 
-async function measure(name: string, url: string, pid: number, request: BenchRequest): Promise<Measurement> {
+async function measure(name: string, url: string, pid: number, request: BenchRequest, connections = CONNECTIONS): Promise<Measurement> {
   const problem = await probe(url, request);
   if (problem) {
     return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem };
   }
   if (WARMUP > 0) {
     log(`${name}: warm-up ${WARMUP} s`);
-    await cannon(url, request, WARMUP);
+    await cannon(url, request, WARMUP, connections);
   }
-  log(`${name}: ${CONNECTIONS} connections for ${DURATION} s`);
+  log(`${name}: ${connections} connections for ${DURATION} s`);
   const rss = rssSampler(pid);
-  const result = await cannon(url, request, DURATION);
+  const result = await cannon(url, request, DURATION, connections);
   const peakRssMiB = rss.stop();
   const measurement: Measurement = {
     name,
@@ -378,7 +403,7 @@ async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST,
-    DATABASE_URL: `file:${join(tempDir, 'bench.db')}`,
+    DATABASE_URL: PG_SERVER_URL ? await freshPgDatabase(PG_SERVER_URL) : `file:${join(tempDir, 'bench.db')}`,
     COLLAB_DATA_DIR: tempDir,
     LOG_LEVEL,
     RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -426,7 +451,7 @@ async function main(): Promise<number> {
         log(`${scenario.name}: setup`);
         await scenario.setup(ctx);
       }
-      measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx));
+      measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx), scenario.connections);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem: message };

@@ -62,6 +62,33 @@ describe('Add Users', () => {
     await expectCollabError(client.users.addUsers({ organizationId: 'a-org', users: [{ userId: 'x', role: 'admin' } as never] }), 'INVALID_ARGUMENT', /data\.users\[0\]\.role/);
   });
 
+  it('adds 1,000 users in one request, each with its role and profile, readable page by page', async () => {
+    const users = Array.from({ length: 1000 }, (_, i) => ({ userId: `bulk-${i}`, name: `bulk ${i}`, email: `b${i}@example.com`, ...(i % 3 === 0 ? { accessRole: 'viewer' as const } : {}) }));
+    const result = await client.users.addUsers({ organizationId: 'bulk-org', users });
+    expect(Object.keys(result.data)).toHaveLength(1000);
+    const seen = new Map<string, { name: string; initial: string; accessRole: string }>();
+    for (let pageToken: string | undefined, pages = 0; pages === 0 || pageToken; pages++) {
+      const page = await client.users.getUsers({ organizationId: 'bulk-org', pageSize: 400, ...(pageToken ? { pageToken } : {}) });
+      for (const u of page.data) seen.set(u.userId, u);
+      pageToken = page.pageToken ?? undefined;
+    }
+    expect(seen.size).toBe(1000);
+    expect(seen.get('bulk-3')).toMatchObject({ name: 'bulk 3', initial: 'B', accessRole: 'viewer' });
+    expect(seen.get('bulk-4')).toMatchObject({ name: 'bulk 4', accessRole: 'editor' });
+  });
+
+  it('applies a user listed twice in order, as two calls would', async () => {
+    await client.users.addUsers({
+      organizationId: 'twice-org',
+      users: [
+        { userId: 'dup', name: 'First', accessRole: 'viewer', color: 'red' },
+        { userId: 'dup', email: 'dup@example.com' },
+      ],
+    });
+    const [dup] = (await client.users.getUsers({ organizationId: 'twice-org', userIds: ['dup'] })).data;
+    expect(dup).toMatchObject({ name: 'First', email: 'dup@example.com', accessRole: 'viewer', color: 'red' });
+  });
+
   it('adding again keeps the role unless one is given', async () => {
     await client.users.addUsers({ organizationId: 'a-org', users: [{ userId: 'bob', name: 'Bobby' }] });
     const bob = (await client.users.getUsers({ organizationId: 'a-org', userIds: ['bob'] })).data[0]!;
