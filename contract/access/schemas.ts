@@ -16,8 +16,18 @@ export type TAccessType = z.infer<typeof ZAccessType>;
 export const ZResourceType = z.enum(['organization', 'folder', 'document']);
 export type TResourceType = z.infer<typeof ZResourceType>;
 
-/** Unix time in seconds, as the specification fixes for permission expiry. */
-export const ZUnixSeconds = z.number().int().positive().describe('Unix timestamp in seconds after which the permission lapses.');
+/**
+ * Unix time in seconds, as the specification fixes for permission expiry.
+ * Bounded explicitly so every accepted value stores on both databases (a
+ * 64-bit column) and reads back exactly: at most 9999-12-31T23:59:59Z.
+ */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+export const ZUnixSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_UNIX_SECONDS)
+  .describe(`Unix timestamp in seconds after which the permission lapses; at most ${MAX_UNIX_SECONDS} (9999-12-31).`);
 
 /** Operations that act on one level take `documentId` or `folderId`, never both (the specification's rule). */
 export const oneLevel: [(d: { documentId?: string; folderId?: string }) => boolean, { message: string; path: string[] }] = [

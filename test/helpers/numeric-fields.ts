@@ -1,0 +1,66 @@
+/**
+ * Every number field of every request, with the request that carries it at a
+ * given value. test/contract/numeric-bounds.test.ts proves the list complete;
+ * test/http/numeric-boundaries.test.ts sends each field's minimum and maximum
+ * (which must succeed and read back exactly) and one step past each (which
+ * must be INVALID_ARGUMENT), on whichever database the suite runs against.
+ */
+export interface NumericFieldCase {
+  operation: string;
+  path: string;
+  /** The operation's path and a valid body with the field at `value`. */
+  request(value: number): { path: string; data: Record<string, unknown> };
+  /** Reads the stored value back, when the operation stores it. */
+  readBack?: { path: string; data: Record<string, unknown>; pick(result: any): unknown };
+}
+
+const resource = (expiresAt: number) => [{ type: 'document', id: 'bounds-doc', organizationId: 'bounds-org', expiresAt }];
+
+export const NUMERIC_FIELDS: NumericFieldCase[] = [
+  ...(['addPermissions', 'removePermissions'] as const).map((operation) => ({
+    operation,
+    path: 'data.permissions.resources[].expiresAt',
+    request: (value: number) => ({
+      path: operation === 'addPermissions' ? '/v2/auth/permissions/add' : '/v2/auth/permissions/remove',
+      data: { user: { userId: 'bounds-user' }, permissions: { resources: resource(value) } },
+    }),
+    ...(operation === 'addPermissions'
+      ? {
+          readBack: {
+            path: '/v2/auth/permissions/get',
+            data: { organizationId: 'bounds-org', userIds: ['bounds-user'], documentIds: ['bounds-doc'] },
+            pick: (result: any) => result.data['bounds-user'].documents['bounds-doc'].expiresAt,
+          },
+        }
+      : {}),
+  })),
+  {
+    operation: 'generateToken',
+    path: 'data.permissions.resources[].expiresAt',
+    request: (value) => ({
+      path: '/v2/auth/generate_token',
+      data: { userId: 'bounds-user', userProperties: { name: 'B', email: 'b@example.com' }, permissions: { resources: resource(value) } },
+    }),
+    readBack: {
+      path: '/v2/users/get',
+      data: { organizationId: 'bounds-org', documentId: 'bounds-doc', userIds: ['bounds-user'] },
+      pick: (result: any) => result.data[0].expiresAt,
+    },
+  },
+  ...(
+    [
+      ['getOrganizations', '/v2/organizations/get', {}],
+      ['getDocuments', '/v2/organizations/documents/get', { organizationId: 'bounds-org' }],
+      ['getUsers', '/v2/users/get', { organizationId: 'bounds-org' }],
+    ] as const
+  ).map(([operation, path, data]) => ({
+    operation,
+    path: 'data.pageSize',
+    request: (value: number) => ({ path, data: { ...data, pageSize: value } }),
+  })),
+  {
+    operation: 'getFolders',
+    path: 'data.maxDepth',
+    request: (value) => ({ path: '/v2/organizations/folders/get', data: { organizationId: 'bounds-org', maxDepth: value } }),
+  },
+];

@@ -1,0 +1,72 @@
+// Every number field of every request at its bounds, through the database the
+// suite runs on: the minimum and maximum succeed (and read back exactly where
+// the operation stores them: Unix seconds past 2038 need 64-bit columns on
+// PostgreSQL), one step outside and a fraction are INVALID_ARGUMENT.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract } from '../../contract/index.js';
+import { usingPostgres } from '../helpers/database.js';
+import { NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
+import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
+import { z } from 'zod';
+
+let server: TestServer;
+let ws: WorkspaceCredentials;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ws = await server.workspace();
+  const headers = appHeaders(ws);
+  await server.post('/v2/organizations/add', { data: { organizationId: 'bounds-org' } }, headers);
+  await server.post('/v2/organizations/documents/add', { data: { organizationId: 'bounds-org', documentId: 'bounds-doc' } }, headers);
+});
+afterAll(() => server?.close());
+
+/** The bounds the contract declares for a field (test/contract/numeric-bounds.test.ts proves they exist). */
+function boundsOf(operation: string, path: string): { min: number; max: number } {
+  const route = Object.values(contract)
+    .flatMap((group) => Object.entries(group as Record<string, { body: z.ZodTypeAny }>))
+    .find(([name]) => name === operation)![1];
+  let schema: z.ZodTypeAny = route.body;
+  for (const part of path.split('.')) {
+    const key = part.replace('[]', '');
+    schema = unwrap(schema);
+    schema = (schema as z.AnyZodObject).shape[key];
+    if (part.endsWith('[]')) schema = (unwrap(schema) as z.ZodArray<z.ZodTypeAny>).element;
+  }
+  const number = unwrap(schema) as z.ZodNumber;
+  return { min: number.minValue!, max: number.maxValue! };
+}
+
+function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
+  for (;;) {
+    if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) schema = schema.unwrap();
+    else if (schema instanceof z.ZodEffects) schema = schema.innerType();
+    else return schema;
+  }
+}
+
+describe(`numbers at their bounds (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
+  for (const field of NUMERIC_FIELDS) {
+    it(`${field.operation} ${field.path}`, async () => {
+      const { min, max } = boundsOf(field.operation, field.path);
+      const send = (value: number) => {
+        const { path, data } = field.request(value);
+        return server.post(path, { data }, appHeaders(ws));
+      };
+      // Unix seconds in the past are refused by the service, so expiry starts at "now".
+      const lowest = field.path.endsWith('expiresAt') ? Math.floor(Date.now() / 1000) + 3600 : min;
+      for (const value of [lowest, 2 ** 31, max].filter((v) => v >= lowest && v <= max)) {
+        const res = await send(value);
+        expect([value, res.status, res.body.error?.message]).toEqual([value, 200, undefined]);
+        if (field.readBack) {
+          const read = await server.post(field.readBack.path, { data: field.readBack.data }, appHeaders(ws));
+          expect(field.readBack.pick(read.body.result)).toBe(value);
+        }
+      }
+      for (const value of [min - 1, max + 1, min + 0.5]) {
+        const res = await send(value);
+        expect([value, res.status, res.body.error?.status]).toEqual([value, 400, 'INVALID_ARGUMENT']);
+      }
+    });
+  }
+});
