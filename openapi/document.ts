@@ -1,5 +1,6 @@
 import { generateOpenApi } from '@ts-rest/open-api';
-import { contract, ERROR_STATUS_HTTP, type OperationMeta } from '../contract/index.js';
+import { contract, ERROR_STATUS_HTTP, type Contract, type OperationMeta } from '../contract/index.js';
+import { mapOperationSchemas, NamedSchemaHoister, toOpenApi30, type Schema } from './schemas.js';
 
 const SECURITY: Record<OperationMeta['auth'], Record<string, string[]>[]> = {
   application: [{ apiKey: [], authToken: [] }],
@@ -11,9 +12,34 @@ const ERROR_TABLE = Object.entries(ERROR_STATUS_HTTP)
   .map(([status, http]) => `| ${status} | ${http} |`)
   .join('\n');
 
-/** The OpenAPI document, derived from the contract alone. Deterministic: a drift test compares bytes. */
+/** ts-rest describes a response by its code alone; say what each carries. */
+const RESPONSE_DESCRIPTIONS: Record<string, string> = {
+  200: 'Success: the result envelope.',
+  ...Object.fromEntries(
+    [...new Set(Object.values(ERROR_STATUS_HTTP))].map((http) => {
+      const statuses = Object.entries(ERROR_STATUS_HTTP).filter(([, code]) => code === http).map(([status]) => status);
+      return [http, `The error envelope, with status ${statuses.join(' or ')}.`];
+    }),
+  ),
+};
+
+/** ts-rest tags each operation with the name of its group in the contract. */
+const TAGS: Record<keyof Contract, string> = {
+  workspace: 'Workspace configuration of the calling application, and workspace-level management.',
+  permissions: 'Effective permissions, grants, and user tokens carrying resource permissions.',
+  users: 'Users of an organization, folder or document, and user groups.',
+  organizations: 'Organizations, their folders and documents, and access to them.',
+};
+
+/**
+ * The OpenAPI document, derived from the contract alone. Deterministic: a drift test compares bytes.
+ *
+ * OpenAPI 3.0 rather than 3.1: ts-rest's converter writes 3.0 (`nullable`), and
+ * 3.0 is what client generators and gateways accept most widely; the converter's
+ * few 3.1-only forms are rewritten (see toOpenApi30).
+ */
 export function buildOpenApiDocument() {
-  return generateOpenApi(
+  const generated = generateOpenApi(
     contract,
     {
       info: {
@@ -29,6 +55,7 @@ export function buildOpenApiDocument() {
           '|---|---|',
           ERROR_TABLE,
         ].join('\n'),
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       components: {
         securitySchemes: {
@@ -48,10 +75,37 @@ export function buildOpenApiDocument() {
       setOperationId: true,
       operationMapper: (operation, route) => {
         const meta = route.metadata as OperationMeta;
-        return { ...operation, security: [...SECURITY[meta.auth]] };
+        const responses = Object.fromEntries(
+          Object.entries(operation.responses).map(([code, response]) => [code, { ...response, description: RESPONSE_DESCRIPTIONS[code] ?? code }]),
+        );
+        return { ...operation, responses, security: [...SECURITY[meta.auth]] };
       },
     },
   );
+  const { openapi: _, paths, components = {}, ...rest } = generated;
+  if (components.schemas !== undefined) {
+    throw new Error('ts-rest hoisted titled schemas: name schemas with named() (contract/common/named.ts) instead of a title');
+  }
+  const hoister = new NamedSchemaHoister();
+  mapOperationSchemas(paths, (schema) => toOpenApi30(hoister.hoist(schema as Schema)));
+  const schemas = Object.fromEntries(Object.entries(hoister.schemas()).map(([name, schema]) => [name, toOpenApi30(schema)]));
+  return {
+    openapi: '3.0.3',
+    ...rest,
+    // Self-hosted: the base address is each deployment's own, as the
+    // specification's {base_url}. The default is a local server on the default
+    // PORT (server/config.ts), so generated clients work out of the box.
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'Your deployment of the service.',
+        variables: { base_url: { default: 'http://localhost:8080', description: 'Scheme, host and port the server listens on (PORT, default 8080).' } },
+      },
+    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: { ...components, schemas },
+  };
 }
 
 export function renderOpenApiDocument(): string {

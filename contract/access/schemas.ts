@@ -1,19 +1,23 @@
 import { z } from 'zod';
+import { named, namedLater } from '../common/named.js';
 
 /** Shapes shared by the identity and access operations. */
 
 /** Caller-chosen identifiers (organizationId, documentId, userId, …). */
 export const ZId = z.string().min(1).max(256);
 
-export const ZAccessRole = z.enum(['viewer', 'editor']).describe('`viewer` is read-only, `editor` read/write.');
+export const ZAccessRole = named('AccessRole', z.enum(['viewer', 'editor']).describe('`viewer` is read-only, `editor` read/write.'));
 export type TAccessRole = z.infer<typeof ZAccessRole>;
 
-export const ZAccessType = z
-  .enum(['public', 'restricted', 'organizationPrivate'])
-  .describe('`public`: anyone may view; `organizationPrivate`: organization members; `restricted`: only users added to the resource itself.');
+export const ZAccessType = named(
+  'AccessType',
+  z
+    .enum(['public', 'restricted', 'organizationPrivate'])
+    .describe('`public`: anyone may view; `organizationPrivate`: organization members; `restricted`: only users added to the resource itself.'),
+);
 export type TAccessType = z.infer<typeof ZAccessType>;
 
-export const ZResourceType = z.enum(['organization', 'folder', 'document']);
+export const ZResourceType = named('ResourceType', z.enum(['organization', 'folder', 'document']));
 export type TResourceType = z.infer<typeof ZResourceType>;
 
 /**
@@ -36,50 +40,56 @@ export const oneLevel: [(d: { documentId?: string; folderId?: string }) => boole
 ];
 
 /** A user as Add Users and Update Users accept it. */
-export const ZUserInput = z
-  .object({
-    userId: ZId,
-    name: z.string().max(256).optional(),
-    email: z.string().max(320).optional(),
-    initial: z.string().max(8).optional().describe('Derived from `name` when omitted.'),
-    accessRole: ZAccessRole.optional().describe('Role at the level the user is added to; default `editor`.'),
-    photoUrl: z.string().max(2048).optional(),
-    color: z.string().max(64).optional(),
-    textColor: z.string().max(64).optional(),
-  })
-  .strict();
+export const ZUserInput = named(
+  'UserInput',
+  z
+    .object({
+      userId: ZId,
+      name: z.string().max(256).optional(),
+      email: z.string().max(320).optional(),
+      initial: z.string().max(8).optional().describe('Derived from `name` when omitted.'),
+      accessRole: ZAccessRole.optional().describe('Role at the level the user is added to; default `editor`.'),
+      photoUrl: z.string().max(2048).optional(),
+      color: z.string().max(64).optional(),
+      textColor: z.string().max(64).optional(),
+    })
+    .strict(),
+);
 export type TUserInput = z.infer<typeof ZUserInput>;
 
 /** A resource permission entry (Generate Token, Add Permissions, Remove Permissions). */
-export const ZResourcePermission = z
-  .object({
-    type: ZResourceType,
-    id: ZId,
-    organizationId: ZId.optional().describe('Required when type is `document` or `folder`.'),
-    accessRole: ZAccessRole.optional().describe('Default `editor`.'),
-    expiresAt: ZUnixSeconds.optional(),
-  })
-  .strict()
-  .superRefine((entry, ctx) => {
-    if (entry.type !== 'organization' && entry.organizationId === undefined) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['organizationId'], message: `is required when type is ${entry.type}` });
-    }
-    if (entry.type === 'organization' && entry.organizationId !== undefined && entry.organizationId !== entry.id) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['organizationId'], message: 'must equal id for an organization entry (or be omitted)' });
-    }
-  });
+export const ZResourcePermission = named(
+  'ResourcePermission',
+  z
+    .object({
+      type: ZResourceType,
+      id: ZId,
+      organizationId: ZId.optional().describe('Required when type is `document` or `folder`.'),
+      accessRole: ZAccessRole.optional().describe('Default `editor`.'),
+      expiresAt: ZUnixSeconds.optional(),
+    })
+    .strict()
+    .superRefine((entry, ctx) => {
+      if (entry.type !== 'organization' && entry.organizationId === undefined) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['organizationId'], message: `is required when type is ${entry.type}` });
+      }
+      if (entry.type === 'organization' && entry.organizationId !== undefined && entry.organizationId !== entry.id) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['organizationId'], message: 'must equal id for an organization entry (or be omitted)' });
+      }
+    }),
+);
 export type TResourcePermission = z.infer<typeof ZResourcePermission>;
 
 /** Per-user outcome of Add Users and Update Users, keyed by user ID. */
-export const ZUserOutcomes = z.record(z.object({ success: z.boolean(), id: z.string(), message: z.string() }));
+export const ZUserOutcomes = z.record(named('UserOutcome', z.object({ success: z.boolean(), id: z.string(), message: z.string() })));
 
-export const ZOrganization = z.object({
+export const ZOrganization = named('Organization', z.object({
   organizationId: z.string(),
   organizationName: z.string(),
   disabled: z.boolean(),
   createdAt: z.number().describe('Unix milliseconds.'),
   lastUpdated: z.number().describe('Unix milliseconds.'),
-});
+}));
 export type TOrganization = z.infer<typeof ZOrganization>;
 
 const ZFolderFields = z.object({
@@ -95,14 +105,14 @@ const ZFolderFields = z.object({
   inheritAccessFromParent: z.boolean(),
 });
 export type TFolder = z.infer<typeof ZFolderFields> & { subFolders?: TFolder[] };
-export const ZFolder: z.ZodType<TFolder> = ZFolderFields.extend({
+export const ZFolder: z.ZodType<TFolder> = named('Folder', ZFolderFields.extend({
   subFolders: z
-    .array(z.lazy(() => ZFolder))
+    .array(namedLater('Folder', () => ZFolder))
     .optional()
     .describe('Folder records of the subfolders, nested to the requested depth.'),
-});
+}));
 
-export const ZDocument = z.object({
+export const ZDocument = named('Document', z.object({
   id: z.string(),
   documentName: z.string(),
   disabled: z.boolean(),
@@ -111,29 +121,29 @@ export const ZDocument = z.object({
   folderId: z.string().nullable().describe('null at the top of the organization.'),
   createdAt: z.number().describe('Unix milliseconds.'),
   lastUpdated: z.number().describe('Unix milliseconds.'),
-});
+}));
 export type TDocument = z.infer<typeof ZDocument>;
 
-export const ZUserGroup = z.object({
+export const ZUserGroup = named('UserGroup', z.object({
   organizationUserGroupId: z.string(),
   organizationId: z.string(),
   name: z.string(),
   createdAt: z.number().describe('Unix milliseconds.'),
-});
+}));
 
 /** One entry of a Permission result. */
-export const ZPermissionEntry = z.object({
+export const ZPermissionEntry = named('PermissionEntry', z.object({
   accessRole: ZAccessRole.optional(),
   accessType: ZAccessType.optional(),
   expiresAt: z.number().optional().describe('Unix seconds; present for temporary access.'),
   error: z.string().optional(),
   errorCode: z.enum(['permission_denied', 'does_not_exist']).optional(),
-});
+}));
 export type TPermissionEntry = z.infer<typeof ZPermissionEntry>;
 
-export const ZPermissionResult = z.object({
+export const ZPermissionResult = named('PermissionResult', z.object({
   organization: z.record(ZPermissionEntry).optional(),
   folders: z.record(ZPermissionEntry).optional(),
   documents: z.record(ZPermissionEntry).optional(),
-});
+}));
 export type TPermissionResult = z.infer<typeof ZPermissionResult>;

@@ -1,5 +1,5 @@
-import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
+import { named } from './named.js';
 
 /**
  * The error statuses of the specification and their HTTP codes, following
@@ -22,18 +22,19 @@ export const ERROR_STATUS_HTTP = {
 export type ErrorStatus = keyof typeof ERROR_STATUS_HTTP;
 export const ERROR_STATUSES = Object.keys(ERROR_STATUS_HTTP) as [ErrorStatus, ...ErrorStatus[]];
 
-export const ZErrorStatus = z.enum(ERROR_STATUSES);
+export const ZErrorStatus = named('ErrorStatus', z.enum(ERROR_STATUSES));
 
-// The title moves the envelope to components.schemas, referenced by every operation.
-export const ZErrorEnvelope = extendApi(
-  z.object({
-    error: z.object({
-      message: z.string().describe('Human-readable reason; never contains internals.'),
-      status: ZErrorStatus.describe('One of the specification\'s error statuses.'),
-      details: z.unknown().optional().describe('Structured detail, e.g. per-user permission results.'),
-    }),
-  }),
-  { title: 'ErrorEnvelope', description: 'The failure envelope of every operation.' },
+export const ZErrorEnvelope = named(
+  'ErrorEnvelope',
+  z
+    .object({
+      error: z.object({
+        message: z.string().describe('Human-readable reason; never contains internals.'),
+        status: ZErrorStatus.describe('One of the specification\'s error statuses.'),
+        details: z.unknown().optional().describe('Structured detail, e.g. per-user permission results.'),
+      }),
+    })
+    .describe('The failure envelope of every operation.'),
 );
 
 export type TErrorEnvelope = z.infer<typeof ZErrorEnvelope>;

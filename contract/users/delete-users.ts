@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasOf, operation, resultOf } from '../common/envelope.js';
 import { ZId, oneLevel } from '../access/schemas.js';
+import { named } from '../common/named.js';
 
 export const ZDeleteUsersData = z
   .object({
@@ -18,7 +19,7 @@ export const deleteUsers = operation({
   description:
     'Removes users from the organization — all their access to its folders, documents and user groups, and its contact list — or with `folderId`/`documentId` from that folder or document only. Result keyed by user ID; a user who is not there gets `success: false` with a does-not-exist message inside the successful response.',
   data: ZDeleteUsersData,
-  result: resultOf(z.record(z.object({ success: z.boolean(), message: z.string() }))),
+  result: resultOf(z.record(named('UserRemovalOutcome', z.object({ success: z.boolean(), message: z.string() })))),
 });
 
 export const deleteUsersV2 = aliasOf(deleteUsers, '/v2/users/delete');

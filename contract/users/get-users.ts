@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { ZAccessRole, ZId, oneLevel } from '../access/schemas.js';
+import { named } from '../common/named.js';
 
 export const ZGetUsersData = z
   .object({
@@ -15,7 +16,7 @@ export const ZGetUsersData = z
   .strict()
   .refine(...oneLevel);
 
-export const ZUserRecord = z.object({
+export const ZUserRecord = named('User', z.object({
   userId: z.string(),
   name: z.string(),
   email: z.string(),
@@ -25,7 +26,7 @@ export const ZUserRecord = z.object({
   photoUrl: z.string().optional(),
   color: z.string().optional(),
   textColor: z.string().optional(),
-});
+}));
 
 export const getUsers = operation({
   path: '/v2/users/get',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasOf, operation, resultOf } from '../common/envelope.js';
 import { ZId, ZUserGroup } from '../access/schemas.js';
+import { named } from '../common/named.js';
 
 export const addUserGroup = operation({
   path: '/v2/organizations/usergroups/add',
@@ -10,7 +11,7 @@ export const addUserGroup = operation({
   result: resultOf(ZUserGroup),
 });
 
-const ZGroupOutcomes = z.record(z.object({ success: z.boolean(), organizationUserGroupId: z.string(), message: z.string() }));
+const ZGroupOutcomes = z.record(named('UserGroupOutcome', z.object({ success: z.boolean(), organizationUserGroupId: z.string(), message: z.string() })));
 
 export const addUsersToGroup = operation({
   path: '/v2/organizations/usergroups/users/add',

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
+import { named } from '../common/named.js';
 
 export const ZGetAuthTokensData = z.object({ apiKey: z.string().min(1).describe('An API key of the calling workspace.') }).strict();
 
-export const ZAuthTokenEntry = z.object({
+export const ZAuthTokenEntry = named('AuthToken', z.object({
   token: z.string(),
   name: z.string(),
   createdAt: z.number().describe('Unix time in milliseconds.'),
-});
+}));
 
 export const getAuthTokens = operation({
   path: '/v2/workspace/authtokens/get',

@@ -1,38 +1,39 @@
 import { z } from 'zod';
+import { named } from '../common/named.js';
 
 /** Workspace configuration documents shared by their get and update operations. */
 
-export const ZActivityServiceConfig = z.object({
+export const ZActivityServiceConfig = named('ActivityServiceConfig', z.object({
   isEnabled: z.boolean().describe('Whether activity logs are recorded.'),
   immutable: z.boolean().optional().describe('When true, recorded activity cannot be changed or deleted.'),
   triggers: z
     .record(z.record(z.boolean()))
     .optional()
     .describe('Which actions are logged, by feature then action, e.g. {"comment": {"added": true}}.'),
-});
+}));
 export type TActivityServiceConfig = z.infer<typeof ZActivityServiceConfig>;
 
-export const ZEmailServiceType = z.enum(['default', 'thirdparty', 'custom']);
+export const ZEmailServiceType = named('EmailServiceType', z.enum(['default', 'thirdparty', 'custom']));
 
-export const ZEmailServiceConfig = z.object({
+export const ZEmailServiceConfig = named('EmailServiceConfig', z.object({
   type: ZEmailServiceType.describe('`default` (the service\'s own sender), `thirdparty` (a delivery provider) or `custom`.'),
   apiKey: z.string().describe('API key of the email delivery provider; empty when unset.'),
   fromEmail: z.string().describe('Sender address; empty when unset.'),
   fromCompany: z.string().describe('Sender company name; empty when unset.'),
   triggers: z.record(z.boolean()).describe('Event type → whether it sends an email, e.g. {"comment.add": true}.'),
-});
+}));
 
-export const ZEmailConfig = z.object({
+export const ZEmailConfig = named('EmailConfig', z.object({
   useEmailService: z.boolean(),
   emailServiceConfig: ZEmailServiceConfig,
-});
+}));
 export type TEmailConfig = z.infer<typeof ZEmailConfig>;
 
-export const ZPermissionProviderConfig = z.object({
+export const ZPermissionProviderConfig = named('PermissionProviderConfig', z.object({
   usePermissionProvider: z.boolean(),
   permissionProviderConfig: z.object({
     permissionProviderUrl: z.string().describe('Where permission questions are POSTed; empty when unset.'),
     authToken: z.string().describe('Sent as `Authorization: Bearer <authToken>` to the provider; empty when unset.'),
   }),
-});
+}));
 export type TPermissionProviderConfig = z.infer<typeof ZPermissionProviderConfig>;

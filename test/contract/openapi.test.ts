@@ -44,7 +44,8 @@ describe('openapi/openapi.json', () => {
 
   it('documents the error envelope once, with every status', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
-    expect(envelope.properties.error.properties.status.enum).toEqual([
+    expect(envelope.properties.error.properties.status.allOf).toEqual([{ $ref: '#/components/schemas/ErrorStatus' }]);
+    expect(doc.components.schemas.ErrorStatus.enum).toEqual([
       'INVALID_ARGUMENT',
       'FAILED_PRECONDITION',
       'UNAUTHENTICATED',
@@ -55,5 +56,47 @@ describe('openapi/openapi.json', () => {
       'INTERNAL',
       'UNAVAILABLE',
     ]);
+  });
+
+  it('names the resources of the specification as components, referenced by the operations', () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const data = (path: string) => doc.paths[path].post.responses['200'].content['application/json'].schema.properties.result.properties.data;
+    const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema.properties.data.properties;
+    expect(data('/v2/organizations/add')).toEqual(ref('Organization'));
+    expect(data('/v2/organizations/get').items).toEqual(ref('Organization'));
+    expect(data('/v2/organizations/folders/add')).toEqual(ref('Folder'));
+    expect(data('/v2/organizations/folders/get').items).toEqual(ref('Folder'));
+    expect(doc.components.schemas.Folder.properties.subFolders.items).toEqual(ref('Folder'));
+    expect(data('/v2/organizations/documents/get').items).toEqual(ref('Document'));
+    expect(data('/v2/users/get').items).toEqual(ref('User'));
+    expect(data('/v2/organizations/usergroups/add')).toEqual(ref('UserGroup'));
+    expect(data('/v2/auth/permissions/get').additionalProperties).toEqual(ref('PermissionResult'));
+    expect(doc.components.schemas.PermissionResult.properties.documents.additionalProperties).toEqual(ref('PermissionEntry'));
+    expect(body('/v2/auth/generate_token').permissions.properties.resources.items).toEqual(ref('ResourcePermission'));
+    expect(body('/v2/users/add').users.items).toEqual(ref('UserInput'));
+    expect(doc.components.schemas.ResourcePermission.properties.type).toEqual(ref('ResourceType'));
+  });
+
+  it('inlines no copy of a named schema: every use is a $ref', () => {
+    // A name lost on the way (e.g. a schema rebuilt instead of reused) leaves
+    // an anonymous duplicate that clients would turn into a second type.
+    const strip = ({ title: _t, description: _d, ...rest }: Record<string, unknown>) => JSON.stringify(rest);
+    const named = new Map(Object.entries(doc.components.schemas as Record<string, Record<string, unknown>>).map(([name, schema]) => [strip(schema), name]));
+    const copies: string[] = [];
+    const visit = (node: unknown, at: string, root: boolean) => {
+      if (typeof node !== 'object' || node === null) return;
+      if (!root && !Array.isArray(node) && named.has(strip(node as Record<string, unknown>))) copies.push(`${at} copies ${named.get(strip(node as Record<string, unknown>))}`);
+      for (const [key, child] of Object.entries(node)) visit(child, `${at}/${key}`, false);
+    };
+    visit(doc.paths, '#/paths', true);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) visit(schema, `#/components/schemas/${name}`, true);
+    expect(copies).toEqual([]);
+  });
+
+  it('names its servers, license and tags', () => {
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.license.name).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).license);
+    expect(doc.servers[0].variables.base_url.default).toBe('http://localhost:8080');
+    expect(doc.tags.map((tag: { name: string }) => tag.name).sort()).toEqual(Object.keys(contract).sort());
   });
 });
