@@ -1,16 +1,17 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists, notFound } from '../../lib/app-error.js';
+import { idMap } from '../../lib/id-map.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, ResourceType } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
-import { mergeUser, type UserRow } from './profile.js';
+import { mergeUser, profileFields, type UserRow } from './profile.js';
 
 type Level = { type: ResourceType; id: string; label: string };
 
 function toUserRecord(user: UserRow | undefined, userId: string, grant: { accessRole: string; expiresAt: number | null }) {
-  const profile = user ? (JSON.parse(user.profile) as Record<string, string>) : {};
+  const profile = user ? profileFields(user.profile) : {};
   return {
     userId,
     name: user?.name ?? '',
@@ -59,7 +60,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
       }
 
       const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
-      const result: Record<string, { success: boolean; id: string; message: string }> = {};
+      const result = idMap<{ success: boolean; id: string; message: string }>();
       for (const user of input.users) {
         const merged = mergeUser(app, stored.get(user.userId), user);
         await repo.upsertUser(merged);
@@ -73,7 +74,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     async deleteUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
       const { organizationId } = input;
       const level = levelOf(input);
-      const result: Record<string, { success: boolean; message: string }> = {};
+      const result = idMap<{ success: boolean; message: string }>();
       for (const userId of input.userIds) {
         let removed: number;
         if (level.type === 'organization') {
@@ -107,7 +108,7 @@ export function createUsersService(deps: { repo: AccessRepo; pageTokens: PageTok
     async updateUsers(app: App, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
       const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
       const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
-      const result: Record<string, { success: boolean; id: string; message: string }> = {};
+      const result = idMap<{ success: boolean; id: string; message: string }>();
       for (const user of input.users) {
         const current = stored.get(user.userId);
         if (!current) {
