@@ -83,7 +83,7 @@ describe('lone UTF-16 surrogates', () => {
   it('are refused on every operation, before it runs', async () => {
     const routes = Object.values(contract).flatMap((group) => Object.values(group as Record<string, { path: string; metadata: OperationMeta }>));
     for (const route of routes) {
-      const headers =
+      const headers: Record<string, string> =
         route.metadata.auth === 'workspace' ? { 'x-service-workspace-id': ws.workspaceId, 'x-service-workspace-auth-token': ws.workspaceAuthToken } : {};
       const res = await rawPost(route.path, '{"data":{"organizationId":"\\ud800"}}', headers);
       expect({ path: route.path, status: res.status, error: res.body?.error?.status }).toEqual({ path: route.path, status: 400, error: 'INVALID_ARGUMENT' });

@@ -162,7 +162,9 @@ it('covers every operation of the contract', () => {
   expect(new Set(steps.map((s) => s.op))).toEqual(new Set(routes.keys()));
 });
 
-describe.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'organization', 'folders'])('ID %j', (id) => {
+const ORDINARY = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'organization', 'folders'];
+
+describe.each(ORDINARY)('ID %j', (id) => {
   it('is an ordinary ID in every operation, results keyed by exactly it', async () => {
     const ws = await server.workspace();
     for (const step of steps) {
@@ -171,6 +173,29 @@ describe.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototyp
       expect({ op: step.op, status: res.status, body: res.body }).toMatchObject({ op: step.op, status: step.status ?? 200 });
       step.check?.(res.body.result.data, id);
     }
+  });
+});
+
+describe('all of these IDs in one request', () => {
+  it('key one entry each, in the per-user results and in every permission map', async () => {
+    const ws = await server.workspace();
+    const post = (op: string, data: unknown) => server.post(routes.get(op)!.path, { data }, appHeaders(ws));
+    const sorted = [...ORDINARY].sort();
+    const added = await post('addUsers', { organizationId: 'o', users: ORDINARY.map((userId) => ({ userId })) });
+    expect(Object.keys(added.body.result.data).sort()).toEqual(sorted);
+    for (const id of ORDINARY) await post('addFolder', { organizationId: 'o', folderId: id });
+    for (const id of ORDINARY) await post('addDocument', { organizationId: 'o', documentId: id });
+    const permissions = await post('getPermissions', { organizationId: 'o', userIds: ORDINARY, folderIds: ORDINARY, documentIds: ORDINARY });
+    expect(permissions.status).toBe(200);
+    expect(Object.keys(permissions.body.result.data).sort()).toEqual(sorted);
+    for (const maps of Object.values<any>(permissions.body.result.data)) {
+      expect(Object.keys(maps.organization)).toEqual(['o']);
+      expect(Object.keys(maps.folders).sort()).toEqual(sorted);
+      expect(Object.keys(maps.documents).sort()).toEqual(sorted);
+    }
+    const deleted = await post('deleteUsers', { organizationId: 'o', userIds: ORDINARY });
+    expect(Object.values<any>(deleted.body.result.data).map((r) => r.success)).toEqual(ORDINARY.map(() => true));
+    expect(Object.keys(deleted.body.result.data).sort()).toEqual(sorted);
   });
 });
 
