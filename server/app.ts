@@ -23,6 +23,7 @@ import { createSettingsRepo } from './domains/workspace/repo.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
 import { authenticate } from './http/authenticate.js';
+import { verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
 import { requestId } from './http/request-id.js';
@@ -83,10 +84,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     express.json({
       limit: deps.config.bodyLimitBytes,
-      // PostgreSQL cannot store NUL in text and SQLite would; refuse it up front so both behave alike.
-      verify: (_req, _res, raw) => {
-        if (raw.includes('\\u0000')) throw Object.assign(new Error('NUL in body'), { type: 'nul.in.body' });
-      },
+      // NUL, lone surrogates and non-UTF-8 bytes: refused in every string, keys included, on both databases alike.
+      verify: verifyBodyStrings,
     }),
   );
 

@@ -3,8 +3,18 @@ import { named, namedLater } from '../common/named.js';
 
 /** Shapes shared by the identity and access operations. */
 
-/** Caller-chosen identifiers (organizationId, documentId, userId, …). */
-export const ZId = z.string().min(1).max(256);
+/**
+ * Caller-chosen identifiers (organizationId, documentId, userId, …). Results
+ * are JSON objects keyed by them, where `__proto__` is no ordinary key: zod
+ * drops it and a JavaScript client reading `result["__proto__"]` may get the
+ * object's prototype. So it is refused here, once for every ID field; any
+ * other name (`constructor`, `toString`, …) is an ordinary ID.
+ */
+export const ZId = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^(?!__proto__$)/, { message: 'must not be "__proto__": results are JSON objects keyed by ID, where that key is the object\'s prototype' });
 
 export const ZAccessRole = named('AccessRole', z.enum(['viewer', 'editor']).describe('`viewer` is read-only, `editor` read/write.'));
 export type TAccessRole = z.infer<typeof ZAccessRole>;

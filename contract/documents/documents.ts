@@ -33,7 +33,7 @@ export const moveDocument = operation({
   path: '/v2/organizations/documents/move',
   summary: 'Move Document',
   description: 'Moves a document into a folder, or to the top of the organization with `folderId: "root"`. Inside a folder it takes the folder\'s access type. NOT_FOUND for an unknown document or folder.',
-  data: z.object({ organizationId: ZId, documentId: ZId, folderId: z.string().min(1).max(256).describe('A folder ID or `root`.') }).strict(),
+  data: z.object({ organizationId: ZId, documentId: ZId, folderId: ZId.describe('A folder ID or `root`.') }).strict(),
   result: resultOf(ZDocument),
 });
 

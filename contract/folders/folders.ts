@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emptyResult, operation, resultOf } from '../common/envelope.js';
 import { ZAccessType, ZFolder, ZId } from '../access/schemas.js';
 
-const ZParent = z.string().min(1).max(256).describe('A folder ID, or `root` for the top of the organization.');
+const ZParent = ZId.describe('A folder ID, or `root` for the top of the organization.');
 
 export const addFolder = operation({
   path: '/v2/organizations/folders/add',

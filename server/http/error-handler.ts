@@ -3,6 +3,7 @@ import { RequestValidationError } from '@ts-rest/express';
 import { ZodError, type ZodIssue } from 'zod';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
+import { BODY_STRING_ERROR_TYPES } from './body-strings.js';
 
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
   const body: TErrorEnvelope = { error: details === undefined ? { message, status } : { message, status, details } };
@@ -39,15 +40,46 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     const limit = (err as { limit?: number }).limit;
     return sendError(res, 'INVALID_ARGUMENT', `the request body exceeds the limit of ${limit ?? 'the configured'} bytes`);
   }
-  if (type === 'nul.in.body') {
-    return sendError(res, 'INVALID_ARGUMENT', 'strings in the request must not contain the NUL character (\\u0000)');
+  const bodyProblem = type === undefined ? undefined : BODY_PROBLEMS.get(type);
+  if (bodyProblem) return sendError(res, 'INVALID_ARGUMENT', bodyProblem);
+  if (type === 'encoding.unsupported') {
+    // 415 is not among the specification's statuses: a request it cannot read is INVALID_ARGUMENT.
+    const encoding = String((err as { encoding?: unknown }).encoding ?? '').slice(0, 64);
+    return sendError(res, 'INVALID_ARGUMENT', `content-encoding ${JSON.stringify(encoding)} is not supported: send the body uncompressed, gzip or deflate`);
   }
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return sendError(res, 'INVALID_ARGUMENT', 'the request body must be UTF-8 JSON');
+  if (isUnreadableBody(err)) {
+    req.log?.info({ err }, 'unreadable request body');
+    const encoding = req.headers['content-encoding'];
+    return sendError(
+      res,
+      'INVALID_ARGUMENT',
+      isZlibError(err) ? `the request body is not valid ${String(encoding).slice(0, 64)} data (corrupt or truncated)` : 'the request could not be read',
+    );
   }
   req.log?.error({ err }, 'unhandled error');
   sendError(res, 'INTERNAL', 'internal error; see the server log for this request id');
 };
+
+/** The body-parser error types (ours from the `verify` hook included) that are the client's doing, with what to tell it. */
+const BODY_PROBLEMS = new Map<string, string>([
+  [BODY_STRING_ERROR_TYPES.nul, 'strings in the request must not contain the NUL character (\\u0000)'],
+  [BODY_STRING_ERROR_TYPES['lone-surrogate'], 'strings in the request must be valid Unicode: a UTF-16 surrogate escape (\\ud800-\\udfff) must be one half of a pair'],
+  [BODY_STRING_ERROR_TYPES['not-utf8'], 'the request body is not valid UTF-8'],
+  [BODY_STRING_ERROR_TYPES.charset, 'the request body must be UTF-8 JSON'],
+  ['request.size.invalid', 'the request body is shorter or longer than its Content-Length'],
+]);
+
+/** Decompression failures (gzip or deflate with garbage, truncated) reach us as zlib errors. */
+function isZlibError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+/** body-parser (and express) mark what they could not read with an exposed 4xx status: the client's doing, not ours. */
+function isUnreadableBody(err: unknown): boolean {
+  const status = (err as { status?: unknown }).status;
+  return isZlibError(err) || (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: unknown }).expose === true);
+}
 
 /** A readable message that names each failing field by its path, e.g. `data.users[0].email`. */
 export function describeZodError(error: ZodError): string {

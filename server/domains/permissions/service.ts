@@ -1,5 +1,6 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
+import { idMap } from '../../lib/id-map.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
 import { createResolver, documentAccessType, folderAccessType, type Access } from '../access/resolve.js';
@@ -64,9 +65,9 @@ export function createPermissionsService(deps: {
     const resolver = organization ? createResolver({ organization, folders, grants, groupsOfUser }) : null;
 
     let anyMissing = false;
-    const result: Record<string, Maps> = {};
+    const result = idMap<Maps>();
     for (const userId of userIds) {
-      const maps: Maps = { organization: {}, folders: {}, documents: {} };
+      const maps: Maps = { organization: idMap(), folders: idMap(), documents: idMap() };
       if (!resolver) {
         anyMissing = true;
         maps.organization[organizationId] = missing(`organization ${organizationId}`);
@@ -124,9 +125,9 @@ export function createPermissionsService(deps: {
       ...input.folderIds.filter((id) => folders.has(id)).map((id) => [`folder:${id}`, folderAccessType(folders, id)] as [string, string]),
       ...documentRows.map((d) => [`document:${d.id}`, documentAccessType(folders, documentNode(d))] as [string, string]),
     ]);
-    const result: Record<string, Maps> = {};
+    const result = idMap<Maps>();
     for (const userId of input.userIds) {
-      const maps: Maps = { organization: {}, folders: {}, documents: {} };
+      const maps: Maps = { organization: idMap(), folders: idMap(), documents: idMap() };
       for (const r of resources) {
         const answer = answers.get(answerKey(userId, r.type, r.id))!;
         const accessType = accessTypes.get(`${r.type}:${r.id}`);

@@ -16,11 +16,25 @@ const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
 export function mergeUser(app: { apiKeyId: string }, stored: UserRow | undefined, input: TUserInput) {
   const name = input.name ?? stored?.name ?? '';
   const email = input.email ?? stored?.email ?? '';
-  const profile: Record<string, string> = { ...(stored ? (JSON.parse(stored.profile) as Record<string, string>) : {}) };
+  const profile = stored ? profileFields(stored.profile) : {};
   for (const field of PROFILE_FIELDS) if (input[field] !== undefined) profile[field] = input[field];
   // The spec: initial is derived from the name when omitted.
   const initial = input.initial ?? (input.name !== undefined || !stored ? initialOf(name || email || input.userId) : stored.initial);
   return { apiKeyId: app.apiKeyId, id: input.userId, name, email, initial, profile: JSON.stringify(profile) };
+}
+
+/**
+ * The profile fields of a stored profile, and nothing else: whatever else the
+ * stored JSON might hold (a `userId`, a `__proto__`) never reaches a record.
+ */
+export function profileFields(stored: string): Partial<Record<(typeof PROFILE_FIELDS)[number], string>> {
+  const parsed = JSON.parse(stored) as Record<string, unknown>;
+  const fields: Partial<Record<(typeof PROFILE_FIELDS)[number], string>> = {};
+  for (const field of PROFILE_FIELDS) {
+    const value = Object.hasOwn(parsed, field) ? parsed[field] : undefined;
+    if (typeof value === 'string') fields[field] = value;
+  }
+  return fields;
 }
 
 function initialOf(text: string): string {

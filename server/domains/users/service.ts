@@ -2,16 +2,17 @@ import type { TUserInput } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { alreadyExists } from '../../lib/app-error.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { idMapOf } from '../../lib/id-map.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, ResourceType, UserRecord } from '../access/repo.js';
 import type { App } from '../organizations/service.js';
-import { mergeUser, type UserRow } from './profile.js';
+import { mergeUser, profileFields, type UserRow } from './profile.js';
 
 type Level = { type: ResourceType; id: string; label: string };
 
 function toUserRecord(user: UserRow | undefined, userId: string, grant: { accessRole: string; expiresAt: number | null }) {
-  const profile = user ? (JSON.parse(user.profile) as Record<string, string>) : {};
+  const profile = user ? profileFields(user.profile) : {};
   return {
     userId,
     name: user?.name ?? '',
@@ -76,7 +77,7 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       const level = levelOf(input);
       return uow.run(async () => {
         const problem = await prepareLevel(app, input, level);
-        if (problem) return outcomes(input.users.map((u) => [u.userId, { success: false, id: u.userId, message: problem }]));
+        if (problem) return idMapOf(input.users.map((u) => [u.userId, { success: false, id: u.userId, message: problem }]));
 
         // A user listed twice is applied in order, as if added by two calls.
         const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
@@ -90,7 +91,7 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
         const at = deps.now();
         await repo.upsertUsers([...records.values()], at);
         await repo.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })), at);
-        return outcomes(input.users.map((u) => [u.userId, { success: true, id: u.userId, message: `User added to ${level.label}.` }]));
+        return idMapOf(input.users.map((u) => [u.userId, { success: true, id: u.userId, message: `User added to ${level.label}.` }]));
       });
     },
 
@@ -114,7 +115,7 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
           present = new Set((await repo.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds, where)).map((g) => g.principalId));
           await repo.deleteGrants(app.apiKeyId, organizationId, { ...where, principalType: 'user', principalId: { in: [...present] } });
         }
-        return outcomes(
+        return idMapOf(
           input.userIds.map((userId) => [
             userId,
             present.has(userId) ? { success: true, message: `User removed from ${level.label}.` } : { success: false, message: `User ${userId} does not exist in ${level.label}.` },
@@ -173,7 +174,7 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
           }
         }
         await repo.upsertUsers([...records.values()], deps.now());
-        return outcomes(result);
+        return idMapOf(result);
       });
     },
 
@@ -197,11 +198,11 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       return uow.run(async () => {
         // An unknown group is each user's problem, reported per item like an unknown user.
         if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
-          return outcomes(input.userIds.map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
+          return idMapOf(input.userIds.map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
         }
         const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
         await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known], deps.now());
-        return outcomes(
+        return idMapOf(
           input.userIds.map((userId) => [
             userId,
             known.has(userId) ? entry(true, `User added to user group ${groupId}.`) : entry(false, `User ${userId} does not exist; add the user first.`),
@@ -216,12 +217,12 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       return uow.run(async () => {
         // An unknown group has no members: each listed user gets success: false, deleteAll removes nobody.
         if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
-          return outcomes((input.userIds ?? []).map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
+          return idMapOf((input.userIds ?? []).map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
         }
         const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
         const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
         await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
-        return outcomes(
+        return idMapOf(
           asked.map((userId) => [
             userId,
             members.has(userId) ? entry(true, `User removed from user group ${groupId}.`) : entry(false, `User ${userId} does not exist in user group ${groupId}.`),
@@ -233,10 +234,5 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
 }
 
 const noGroup = (groupId: string, organizationId: string) => `user group ${groupId} does not exist in organization ${organizationId}`;
-
-/** A result keyed by caller-chosen IDs: built by definition, so an ID such as `__proto__` is an ordinary key. */
-function outcomes<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
-  return Object.fromEntries(entries) as Record<string, T>;
-}
 
 export type UsersService = ReturnType<typeof createUsersService>;

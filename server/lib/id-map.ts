@@ -1,0 +1,17 @@
+/**
+ * An object to key by caller-chosen IDs. Without a prototype, every ID is an
+ * own key like any other: `result["constructor"]` is not read through to
+ * Object.prototype, and assigning `result["__proto__"]` stores an entry
+ * instead of replacing the prototype (whose properties zod's record parsing
+ * would then list as fake keys).
+ */
+export function idMap<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
+/** An idMap of these entries, in order (a later entry for the same ID wins, as with assignment). */
+export function idMapOf<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
+  const map = idMap<V>();
+  for (const [id, value] of entries) map[id] = value;
+  return map;
+}

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract, type OperationMeta } from '../../contract/index.js';
+import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
+
+/**
+ * IDs are caller-chosen strings and results are JSON objects keyed by them.
+ * Names that mean something to JavaScript objects must be ordinary IDs (and
+ * their results keyed by exactly them), except `__proto__`, which is refused
+ * (see README, Decisions). Every operation of the contract runs here, in an
+ * order where each one succeeds, with one such name as every ID at once.
+ */
+
+type Route = { path: string; metadata: OperationMeta };
+const routes = new Map(
+  Object.values(contract).flatMap((group) => Object.entries(group as Record<string, Route>)),
+);
+
+interface Step {
+  op: string;
+  data: (id: string) => unknown;
+  /** HTTP status of the step for an ordinary ID; default 200. */
+  status?: number;
+  /** False when no field of the step is an ID (so `__proto__` is not refused there). */
+  takesIds?: boolean;
+  check?: (data: any, id: string) => void;
+}
+
+const keyedBy = (data: any, id: string) => expect(Object.keys(data)).toEqual([id]);
+const own = (data: any, id: string) => {
+  expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+  return Object.getOwnPropertyDescriptor(data, id)?.value;
+};
+
+const steps: Step[] = [
+  { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
+  { op: 'getOrganizations', data: (id) => ({ organizationIds: [id] }), check: (d, id) => expect(d.map((o: any) => o.organizationId)).toEqual([id]) },
+  { op: 'updateOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org 2' }), check: (d) => expect(d.organizationName).toBe('Org 2') },
+  { op: 'updateOrganizationDisableState', data: (id) => ({ organizationId: id, disabled: false }) },
+  { op: 'addFolder', data: (id) => ({ organizationId: id, folderId: id, accessType: 'restricted' }), check: (d, id) => expect(d.folderId).toBe(id) },
+  { op: 'updateFolder', data: (id) => ({ organizationId: id, folderId: id, folderName: 'Folder', parentFolderId: 'root' }) },
+  { op: 'updateFolderAccess', data: (id) => ({ organizationId: id, folderId: id, accessType: 'organizationPrivate' }) },
+  { op: 'getFolders', data: (id) => ({ organizationId: id, folderId: id }), check: (d, id) => expect(d.map((f: any) => f.folderId)).toEqual([id]) },
+  { op: 'addDocument', data: (id) => ({ organizationId: id, documentId: id, folderId: id }), check: (d, id) => expect([d.id, d.folderId]).toEqual([id, id]) },
+  { op: 'moveDocument', data: (id) => ({ organizationId: id, documentId: id, folderId: 'root' }), check: (d) => expect(d.folderId).toBeNull() },
+  { op: 'updateDocument', data: (id) => ({ organizationId: id, documentId: id, documentName: 'Doc' }) },
+  { op: 'updateDocumentAccess', data: (id) => ({ organizationId: id, documentId: id, accessType: 'restricted' }) },
+  { op: 'updateDocumentDisableState', data: (id) => ({ organizationId: id, documentId: id, disabled: false }) },
+  { op: 'getDocuments', data: (id) => ({ organizationId: id, documentIds: [id] }), check: (d, id) => expect(d.map((x: any) => x.id)).toEqual([id]) },
+  {
+    op: 'addUsers',
+    data: (id) => ({ organizationId: id, users: [{ userId: id, name: 'Ann', photoUrl: 'https://example.com/a.png' }] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toEqual({ success: true, id, message: expect.any(String) });
+    },
+  },
+  {
+    op: 'updateUsers',
+    data: (id) => ({ organizationId: id, users: [{ userId: id, accessRole: 'viewer', color: '#123456' }] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true, id });
+    },
+  },
+  {
+    op: 'getUsers',
+    data: (id) => ({ organizationId: id, userIds: [id] }),
+    check: (d, id) =>
+      expect(d).toEqual([{ userId: id, name: 'Ann', email: '', initial: 'A', accessRole: 'viewer', photoUrl: 'https://example.com/a.png', color: '#123456' }]),
+  },
+  { op: 'addUserGroup', data: (id) => ({ organizationId: id, organizationUserGroupId: id, name: 'Group' }), check: (d, id) => expect(d.organizationUserGroupId).toBe(id) },
+  {
+    op: 'addUsersToGroup',
+    data: (id) => ({ organizationId: id, organizationUserGroupId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true, organizationUserGroupId: id });
+    },
+  },
+  {
+    op: 'addPermissions',
+    data: (id) => ({ userGroup: { organizationId: id, organizationUserGroupId: id }, permissions: { resources: [{ type: 'document', id, organizationId: id }] } }),
+  },
+  {
+    op: 'generateToken',
+    data: (id) => ({ userId: id, userProperties: { name: 'Ann', email: 'ann@example.com' }, permissions: { resources: [{ type: 'folder', id, organizationId: id, accessRole: 'viewer' }] } }),
+    check: (d) => expect(typeof d.token).toBe('string'),
+  },
+  {
+    op: 'getPermissions',
+    data: (id) => ({ organizationId: id, userIds: [id], folderIds: [id], documentIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      const maps = own(d, id);
+      expect(Object.keys(maps).sort()).toEqual(['documents', 'folders', 'organization']);
+      for (const name of ['organization', 'folders', 'documents']) keyedBy(maps[name], id);
+      expect(own(maps.organization, id)).toEqual({ accessRole: 'viewer' });
+      expect(own(maps.folders, id)).toEqual({ accessRole: 'viewer', accessType: 'organizationPrivate' });
+      // Restricted, reached through the group's document grant.
+      expect(own(maps.documents, id)).toEqual({ accessRole: 'editor', accessType: 'restricted' });
+    },
+  },
+  {
+    op: 'removePermissions',
+    data: (id) => ({ userGroup: { organizationId: id, organizationUserGroupId: id }, permissions: { resources: [{ type: 'document', id, organizationId: id }] } }),
+  },
+  {
+    op: 'deleteUsersFromGroup',
+    data: (id) => ({ organizationId: id, organizationUserGroupId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
+  {
+    op: 'deleteUsersFromGroupV2',
+    data: (id) => ({ organizationId: id, organizationUserGroupId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: false });
+    },
+  },
+  {
+    op: 'deleteUsers',
+    data: (id) => ({ organizationId: id, folderId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
+  {
+    op: 'deleteUsersV2',
+    data: (id) => ({ organizationId: id, folderId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: false });
+    },
+  },
+  { op: 'deleteDocument', data: (id) => ({ organizationId: id, documentId: id }) },
+  { op: 'deleteFolder', data: (id) => ({ organizationId: id, folderId: id }) },
+  { op: 'deleteOrganization', data: (id) => ({ organizationId: id }) },
+  { op: 'getActivityConfig', data: () => ({}), takesIds: false },
+  { op: 'updatePermissionProviderConfig', data: (id) => ({ permissionProviderConfig: { authToken: id } }), takesIds: false },
+  { op: 'getPermissionProviderConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(d.permissionProviderConfig.authToken).toBe(id) },
+  { op: 'getEmailConfig', data: () => ({}), takesIds: false },
+  { op: 'getEmailVerificationStatus', data: (id) => ({ ownerEmail: `${id}@example.com` }), takesIds: false, status: 404 },
+  { op: 'getAuthTokens', data: (id) => ({ apiKey: id }), takesIds: false, status: 404 },
+];
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+function headersFor(route: Route, ws: WorkspaceCredentials): Record<string, string> {
+  if (route.metadata.auth === 'workspace') return { 'x-service-workspace-id': ws.workspaceId, 'x-service-workspace-auth-token': ws.workspaceAuthToken };
+  return route.metadata.auth === 'application' ? appHeaders(ws) : {};
+}
+
+it('covers every operation of the contract', () => {
+  expect(new Set(steps.map((s) => s.op))).toEqual(new Set(routes.keys()));
+});
+
+const ORDINARY = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'organization', 'folders'];
+
+describe.each(ORDINARY)('ID %j', (id) => {
+  it('is an ordinary ID in every operation, results keyed by exactly it', async () => {
+    const ws = await server.workspace();
+    for (const step of steps) {
+      const route = routes.get(step.op)!;
+      const res = await server.post(route.path, { data: step.data(id) }, headersFor(route, ws));
+      expect({ op: step.op, status: res.status, body: res.body }).toMatchObject({ op: step.op, status: step.status ?? 200 });
+      step.check?.(res.body.result.data, id);
+    }
+  });
+});
+
+describe('all of these IDs in one request', () => {
+  it('key one entry each, in the per-user results and in every permission map', async () => {
+    const ws = await server.workspace();
+    const post = (op: string, data: unknown) => server.post(routes.get(op)!.path, { data }, appHeaders(ws));
+    const sorted = [...ORDINARY].sort();
+    const added = await post('addUsers', { organizationId: 'o', users: ORDINARY.map((userId) => ({ userId })) });
+    expect(Object.keys(added.body.result.data).sort()).toEqual(sorted);
+    for (const id of ORDINARY) await post('addFolder', { organizationId: 'o', folderId: id });
+    for (const id of ORDINARY) await post('addDocument', { organizationId: 'o', documentId: id });
+    const permissions = await post('getPermissions', { organizationId: 'o', userIds: ORDINARY, folderIds: ORDINARY, documentIds: ORDINARY });
+    expect(permissions.status).toBe(200);
+    expect(Object.keys(permissions.body.result.data).sort()).toEqual(sorted);
+    for (const maps of Object.values<any>(permissions.body.result.data)) {
+      expect(Object.keys(maps.organization)).toEqual(['o']);
+      expect(Object.keys(maps.folders).sort()).toEqual(sorted);
+      expect(Object.keys(maps.documents).sort()).toEqual(sorted);
+    }
+    const deleted = await post('deleteUsers', { organizationId: 'o', userIds: ORDINARY });
+    expect(Object.values<any>(deleted.body.result.data).map((r) => r.success)).toEqual(ORDINARY.map(() => true));
+    expect(Object.keys(deleted.body.result.data).sort()).toEqual(sorted);
+  });
+});
+
+describe('ID "__proto__"', () => {
+  it('is INVALID_ARGUMENT, naming the field, in every operation that takes an ID; no operation fails with INTERNAL', async () => {
+    const ws = await server.workspace();
+    for (const step of steps) {
+      const route = routes.get(step.op)!;
+      const res = await server.post(route.path, { data: step.data('__proto__') }, headersFor(route, ws));
+      if (step.takesIds === false) {
+        expect({ op: step.op, status: res.status }).toEqual({ op: step.op, status: step.status ?? 200 });
+        continue;
+      }
+      expect({ op: step.op, status: res.status, error: res.body.error?.status }).toEqual({ op: step.op, status: 400, error: 'INVALID_ARGUMENT' });
+      expect(res.body.error.message).toMatch(/data\.[\w.[\]]+: .*__proto__/);
+    }
+  });
+});
+
+describe('"__proto__" as a key of the body', () => {
+  it('is an unknown field, at the top of data and inside a user', async () => {
+    const ws = await server.workspace();
+    for (const body of [
+      '{"data":{"organizationId":"o","__proto__":{"users":[]},"users":[{"userId":"u"}]}}',
+      '{"data":{"organizationId":"o","users":[{"userId":"u","__proto__":{"name":"x"}}]}}',
+    ]) {
+      const res = await server.post('/v2/users/add', body, appHeaders(ws));
+      expect([res.status, res.body.error?.status]).toEqual([400, 'INVALID_ARGUMENT']);
+      expect(res.body.error.message).toMatch(/unknown field\(s\) data\.(users\[0\]\.)?__proto__/);
+    }
+  });
+});
+
+describe('a stored profile', () => {
+  it('gives only its profile fields to a user record, whatever else its JSON holds', async () => {
+    const ws = await server.workspace();
+    await server.post('/v2/users/add', { data: { organizationId: 'o', users: [{ userId: 'ann', name: 'Ann' }] } }, appHeaders(ws));
+    // As an older version, a migration or a hand edit might have left it.
+    await server.running.database.db.user.updateMany({
+      where: { id: 'ann' },
+      data: { profile: '{"userId":"eve","accessRole":"editor","__proto__":{"isAdmin":true},"color":"#123456","photoUrl":7}' },
+    });
+    await server.post('/v2/users/update', { data: { organizationId: 'o', users: [{ userId: 'ann', accessRole: 'viewer' }] } }, appHeaders(ws));
+    const res = await server.post('/v2/users/get', { data: { organizationId: 'o' } }, appHeaders(ws));
+    expect(res.body.result.data).toEqual([{ userId: 'ann', name: 'Ann', email: '', initial: 'A', accessRole: 'viewer', color: '#123456' }]);
+    const stored = await server.running.database.db.user.findMany({ where: { id: 'ann' } });
+    expect(stored.map((u) => JSON.parse(u.profile))).toEqual([{ color: '#123456' }]);
+  });
+});
