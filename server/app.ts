@@ -50,11 +50,12 @@ export function createApp(deps: AppDeps): Express {
     now: deps.now,
     unverifiedKeyGraceDays: deps.config.unverifiedKeyGraceDays,
   });
-  const provider = createPermissionProviderClient({ allowPrivateUrls: deps.config.allowPrivateUrls });
+  const provider = createPermissionProviderClient({ allowPrivateUrls: deps.config.allowPrivateUrls, log: deps.logger });
   const workspaceConfig = createWorkspaceConfigService({
     repo: createSettingsRepo(deps.db),
     sealer: deps.sealer,
     allowPrivateUrls: deps.config.allowPrivateUrls,
+    log: deps.logger,
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
   const accessRepo = createAccessRepo(deps.db);

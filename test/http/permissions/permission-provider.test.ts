@@ -1,7 +1,11 @@
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
 import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
+import { createClient } from '../../../sdk/index.js';
+import { loadConfig } from '../../../server/config.js';
+import { startServer } from '../../../server/server.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 /** A real permission provider on loopback: answers with `respond`, records what it was asked. */
@@ -129,6 +133,30 @@ describe('provider URLs that resolve to private addresses', () => {
       expect((await c.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(false);
     } finally {
       await strict.close();
+    }
+  });
+
+  it('a stored URL that is no longer allowed does not keep the provider from being turned off', async () => {
+    // Set while private URLs were allowed; the same database then served with
+    // them refused: the stored URL now fails the check, as one whose host
+    // stopped resolving does. Only a URL sent in the request is checked.
+    const lax = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    const creds = await lax.workspace();
+    await lax.client(creds).workspace.updatePermissionProviderConfig({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
+    const strict = await startServer(loadConfig({ ...lax.env, WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }), { logger: pino({ level: 'silent' }) });
+    try {
+      const c = createClient({ baseUrl: strict.url, ...creds });
+      const off = await c.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
+      expect(off.data).toMatchObject({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
+      // A URL sent in the request is still checked.
+      await expectCollabError(
+        c.workspace.updatePermissionProviderConfig({ permissionProviderConfig: { permissionProviderUrl: 'http://10.0.0.1/x' } }),
+        'INVALID_ARGUMENT',
+        /WEBHOOK_ALLOW_PRIVATE_URLS/,
+      );
+    } finally {
+      await strict.close();
+      await lax.close();
     }
   });
 });
