@@ -87,9 +87,17 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  // The one GET: token verifiers (the real-time layer, a customer's backend) fetch the public keys here.
+  // The GETs: token verifiers (the real-time layer, a customer's backend) fetch the public keys here,
+  // every application's, or one application's by its audience (see applicationAudience).
   app.get('/.well-known/jwks.json', (_req, res, next) => {
     signingKeys.jwks().then((jwks) => {
+      res.setHeader('cache-control', 'public, max-age=300');
+      res.json(jwks);
+    }, next);
+  });
+  app.get('/.well-known/jwks/:audience.json', (req, res, next) => {
+    signingKeys.jwksFor(req.params.audience ?? '').then((jwks) => {
+      if (jwks === null) return sendError(res, 'NOT_FOUND', 'no application has this audience');
       res.setHeader('cache-control', 'public, max-age=300');
       res.json(jwks);
     }, next);

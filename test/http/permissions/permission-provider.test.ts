@@ -5,6 +5,7 @@ import { expectCollabError } from '../../helpers/credentials.js';
 import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
 import { createClient } from '../../../sdk/index.js';
 import { loadConfig } from '../../../server/config.js';
+import { applicationAudience } from '../../../server/domains/permissions/signing-keys.js';
 import { startServer } from '../../../server/server.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -15,6 +16,7 @@ let respond: (body: any, res: import('node:http').ServerResponse) => void;
 
 let server: TestServer;
 let client: Client;
+let audience: string;
 
 beforeAll(async () => {
   const provider = await startReceiver((req, res) => {
@@ -24,7 +26,9 @@ beforeAll(async () => {
   }, '/permissions');
   providerUrl = provider.url;
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  client = server.client(await server.workspace());
+  const creds = await server.workspace();
+  audience = applicationAudience(creds.apiKey);
+  client = server.client(creds);
   await client.organizations.addDocument({ organizationId: 'o', documentId: 'shared', accessType: 'restricted' });
 });
 afterAll(async () => {
@@ -94,7 +98,7 @@ describe('with the permission provider on', () => {
       userProperties: { name: 'Yes', email: 'yes@example.com' },
       permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'document', id: 'shared', organizationId: 'o' }] },
     });
-    const claims = await server.running.verifyUserToken(data.token);
+    const claims = await server.running.verifyUserToken(data.token, { audience });
     expect(claims.permissions.resources).toEqual([{ type: 'document', id: 'shared', organizationId: 'o', accessRole: 'viewer', expiresAt: 4_000_000_000 }]);
   });
 
