@@ -23,6 +23,7 @@ import { workspaceRouter } from './domains/workspace/router.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
 import { authenticate } from './http/authenticate.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
+import { matchOperation } from './http/operation.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
 import { requestId } from './http/request-id.js';
 import type { Sealer } from './lib/crypto.js';
@@ -70,6 +71,16 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(pinoHttp({ logger: deps.logger, genReqId: requestId, quietReqLogger: true }));
   app.use(helmet());
+
+  // Who is calling is settled from method, path and headers before the body is
+  // read: an anonymous client must not make us inflate and parse up to
+  // BODY_LIMIT_BYTES. Limits keyed by a body field wait for the parse below.
+  const limits = rateLimits(deps.config.rateLimits, deps.rateLimitStore);
+  app.use(matchOperation(contract));
+  app.use(limits.beforeAuth);
+  app.use(authenticate(accounts, limits.recordFailedAuth));
+  app.use(limits.afterAuth);
+
   app.use((req, res, next) => {
     // A body in another format would otherwise be ignored and read as "data is required".
     if (req.method === 'POST' && req.is('json') === false) {
@@ -86,6 +97,7 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+  app.use(limits.afterParse);
 
   // The GETs: token verifiers (the real-time layer, a customer's backend) fetch the public keys here,
   // every application's, or one application's by its audience (see applicationAudience).
@@ -111,8 +123,6 @@ export function createApp(deps: AppDeps): Express {
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,
-    // Rate limits first, so floods of bad credentials are counted too.
-    globalMiddleware: [rateLimits(deps.config.rateLimits, deps.rateLimitStore), authenticate(accounts)],
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });
 
