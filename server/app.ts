@@ -25,6 +25,7 @@ import { createWorkspaceConfigService } from './domains/workspace/service.js';
 import { authenticate } from './http/authenticate.js';
 import { verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
+import { matchOperation } from './http/operation.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
 import { requestId } from './http/request-id.js';
 import type { Sealer } from './lib/crypto.js';
@@ -54,11 +55,12 @@ export function createApp(deps: AppDeps): Express {
     now: deps.now,
     unverifiedKeyGraceDays: deps.config.unverifiedKeyGraceDays,
   });
-  const provider = createPermissionProviderClient({ allowPrivateUrls: deps.config.allowPrivateUrls });
+  const provider = createPermissionProviderClient({ allowPrivateUrls: deps.config.allowPrivateUrls, log: deps.logger });
   const workspaceConfig = createWorkspaceConfigService({
     repo: createSettingsRepo(deps.db),
     sealer: deps.sealer,
     allowPrivateUrls: deps.config.allowPrivateUrls,
+    log: deps.logger,
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
   const accessRepo = createAccessRepo(deps.db);
@@ -74,6 +76,16 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(pinoHttp({ logger: deps.logger, genReqId: requestId, quietReqLogger: true }));
   app.use(helmet());
+
+  // Who is calling is settled from method, path and headers before the body is
+  // read: an anonymous client must not make us inflate and parse up to
+  // BODY_LIMIT_BYTES. Limits keyed by a body field wait for the parse below.
+  const limits = rateLimits(deps.config.rateLimits, deps.rateLimitStore);
+  app.use(matchOperation(contract));
+  app.use(limits.beforeAuth);
+  app.use(authenticate(accounts, limits.recordFailedAuth));
+  app.use(limits.afterAuth);
+
   app.use((req, res, next) => {
     // A body in another format would otherwise be ignored and read as "data is required".
     if (req.method === 'POST' && req.is('json') === false) {
@@ -88,10 +100,19 @@ export function createApp(deps: AppDeps): Express {
       verify: verifyBodyStrings,
     }),
   );
+  app.use(limits.afterParse);
 
-  // The one GET: token verifiers (the real-time layer, a customer's backend) fetch the public keys here.
+  // The GETs: token verifiers (the real-time layer, a customer's backend) fetch the public keys here,
+  // every application's, or one application's by its audience (see applicationAudience).
   app.get('/.well-known/jwks.json', (_req, res, next) => {
     signingKeys.jwks().then((jwks) => {
+      res.setHeader('cache-control', 'public, max-age=300');
+      res.json(jwks);
+    }, next);
+  });
+  app.get('/.well-known/jwks/:audience.json', (req, res, next) => {
+    signingKeys.jwksFor(req.params.audience ?? '').then((jwks) => {
+      if (jwks === null) return sendError(res, 'NOT_FOUND', 'no application has this audience');
       res.setHeader('cache-control', 'public, max-age=300');
       res.json(jwks);
     }, next);
@@ -105,8 +126,6 @@ export function createApp(deps: AppDeps): Express {
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,
-    // Rate limits first, so floods of bad credentials are counted too.
-    globalMiddleware: [rateLimits(deps.config.rateLimits, deps.rateLimitStore), authenticate(accounts)],
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });
 

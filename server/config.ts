@@ -24,6 +24,17 @@ export interface RateLimitConfig {
   standardPerApiKey: number;
   emailStatusPerIp: number;
   emailStatusPerEmail: number;
+  /**
+   * Failed authentications (missing or wrong credentials) per client IP
+   * before that IP is refused until the window ends. Credentials are 192+
+   * random bits, so this is not about guessing: it bounds the work (a digest
+   * and an indexed read) a flood of rotating fake keys costs, and keeps each
+   * fake key from getting a fresh bucket. A correct client never fails; 300
+   * a minute (5/s) leaves room for several broken clients behind one NAT
+   * address before the address is cut off, and for a test run's deliberate
+   * failures.
+   */
+  failedAuthPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       standardPerApiKey: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1),
       emailStatusPerIp: intFrom(env, 'EMAIL_STATUS_LIMIT_PER_IP', 30, 1),
       emailStatusPerEmail: intFrom(env, 'EMAIL_STATUS_LIMIT_PER_EMAIL', 10, 1),
+      failedAuthPerIp: intFrom(env, 'AUTH_FAILURE_LIMIT_PER_IP', 300, 1),
     },
   };
 }

@@ -5,7 +5,7 @@ import { createApp, type AppDeps } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
-import { createSigningKeys, type UserTokenClaims } from './domains/permissions/signing-keys.js';
+import { createSigningKeys, type ExpectedApplication, type UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { connectRedis } from './http/redis-store.js';
 import { Sealer } from './lib/crypto.js';
 import { loadMasterKey } from './lib/master-key.js';
@@ -16,11 +16,13 @@ export interface RunningServer {
   database: Database;
   server: Server;
   /**
-   * Verifies a user token from Generate Token (signature by a published key,
-   * 48-hour expiry) and returns its claims; throws when it is not valid. For
-   * the real-time layer and anything else that must trust a user.
+   * Verifies a user token from Generate Token for one application (signature
+   * by a published key of that application, `aud`, 48-hour expiry) and
+   * returns its claims; throws when it is not valid, or is another
+   * application's. `audience` is applicationAudience(apiKey). For the
+   * real-time layer and anything else that must trust a user.
    */
-  verifyUserToken(token: string): Promise<UserTokenClaims>;
+  verifyUserToken(token: string, expected: ExpectedApplication): Promise<UserTokenClaims>;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -58,7 +60,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     port,
     database,
     server,
-    verifyUserToken: (token) => signingKeys.verify(token),
+    verifyUserToken: (token, expected) => signingKeys.verify(token, expected),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

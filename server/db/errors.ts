@@ -9,3 +9,8 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isMissingRow(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 }
+
+/** A transaction could not start or finish in time (P2028) or lost a write conflict or deadlock (P2034). */
+export function isTransactionContention(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && (error.code === 'P2028' || error.code === 'P2034');
+}

@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { AccountsService } from '../domains/accounts/service.js';
-import { unauthenticated } from '../lib/app-error.js';
+import { AppError, unauthenticated } from '../lib/app-error.js';
 import { routeMeta } from './context.js';
 
 /** Header pairs of the operator interface, by the route's auth mode. */
@@ -12,13 +12,30 @@ export const HEADERS = {
 } as const;
 
 /**
- * The one authentication middleware. It runs after ts-rest matched the route
- * and before the body is validated, so a caller without credentials learns
- * nothing about the operation's shape. Missing header: UNAUTHENTICATED; a
- * wrong credential: PERMISSION_DENIED (raised by the accounts service).
+ * The one authentication middleware. It runs once the operation is known from
+ * method and path (http/operation.ts) and before the body is read, so a caller
+ * without credentials neither costs us a parse nor learns anything about the
+ * operation's shape. Missing header: UNAUTHENTICATED; a wrong credential:
+ * PERMISSION_DENIED (raised by the accounts service). Either failure is
+ * reported to `onRejected` (the per-IP failed-authentication limit) before
+ * the error goes on.
  */
-export function authenticate(accounts: AccountsService): RequestHandler {
+export function authenticate(accounts: AccountsService, onRejected: (req: Request) => Promise<void> = async () => {}): RequestHandler {
   return (req, _res, next) => {
+    const reject = (error: unknown) => {
+      // Only a refused credential counts; a database outage is no client's failure.
+      if (!(error instanceof AppError) || (error.status !== 'UNAUTHENTICATED' && error.status !== 'PERMISSION_DENIED')) return next(error);
+      onRejected(req).then(
+        () => next(error),
+        (countError: unknown) => {
+          // Not being able to count a failure must not turn a 401/403 into a 500.
+          req.log?.warn({ err: countError }, 'could not count a failed authentication');
+          next(error);
+        },
+      );
+    };
+    // The GET routes (JWKS) are public documents, not operations.
+    if (req.operation === undefined) return next();
     const mode = routeMeta(req).auth;
     if (mode === 'public') {
       req.principal = { kind: 'public' };
@@ -29,7 +46,7 @@ export function authenticate(accounts: AccountsService): RequestHandler {
     const id = header(req.headers[idHeader]);
     const token = header(req.headers[tokenHeader]);
     const missing = [id === undefined && idHeader, token === undefined && tokenHeader].filter(Boolean);
-    if (missing.length > 0) return next(unauthenticated(`missing header(s): ${missing.join(', ')}`));
+    if (missing.length > 0) return reject(unauthenticated(`missing header(s): ${missing.join(', ')}`));
 
     const check =
       mode === 'workspace'
@@ -39,7 +56,7 @@ export function authenticate(accounts: AccountsService): RequestHandler {
         : accounts.authenticateApplication(id!, token!).then((p) => {
             req.principal = { kind: 'application', workspaceId: p.workspaceId, apiKeyId: p.apiKeyId, apiKey: id! };
           });
-    check.then(() => next(), next);
+    check.then(() => next(), reject);
   };
 }
 

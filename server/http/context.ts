@@ -18,9 +18,10 @@ declare global {
   }
 }
 
-/** The metadata of the matched contract route (ts-rest puts the route on the request). */
+/** The metadata of the matched contract operation (see http/operation.ts, which runs before any of its readers). */
 export function routeMeta(req: Request): OperationMeta {
-  return (req as Request & { tsRestRoute: { metadata: OperationMeta } }).tsRestRoute.metadata;
+  if (req.operation === undefined) throw new Error('no contract operation was matched for this request');
+  return req.operation.metadata as OperationMeta;
 }
 
 /** The calling application; the route's metadata guarantees the middleware set it. */

@@ -3,6 +3,7 @@ import { RequestValidationError } from '@ts-rest/express';
 import { ZodError, type ZodIssue } from 'zod';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
+import { isMissingRow, isTransactionContention } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES } from './body-strings.js';
 
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
@@ -56,6 +57,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       isZlibError(err) ? `the request body is not valid ${String(encoding).slice(0, 64)} data (corrupt or truncated)` : 'the request could not be read',
     );
   }
+  const database = databaseFailure(err);
+  if (database) {
+    req.log?.warn({ err }, 'database refused the operation');
+    return sendError(res, database.status, database.message);
+  }
   req.log?.error({ err }, 'unhandled error');
   sendError(res, 'INTERNAL', 'internal error; see the server log for this request id');
 };
@@ -103,4 +109,17 @@ function describeIssue(issue: ZodIssue): string {
 
 function formatPath(path: (string | number)[]): string {
   return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+}
+
+/**
+ * Database outcomes that are the caller's situation, not our fault, mapped in
+ * this one place. A row that a look-up-then-write found and another request
+ * deleted in between (P2025) is NOT_FOUND, as it would have been a moment
+ * later. A transaction that could not start or finish in time for the load,
+ * or lost a conflict, is UNAVAILABLE: retrying succeeds.
+ */
+function databaseFailure(err: unknown): { status: ErrorStatus; message: string } | undefined {
+  if (isMissingRow(err)) return { status: 'NOT_FOUND', message: 'the record this request changes no longer exists (it was deleted meanwhile)' };
+  if (isTransactionContention(err)) return { status: 'UNAVAILABLE', message: 'the database is busy; retry the request' };
+  return undefined;
 }

@@ -1,8 +1,7 @@
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { MemoryStore, ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RateLimitTier } from '../../contract/common/envelope.js';
 import type { RateLimitConfig } from '../config.js';
-import { HEADERS } from './authenticate.js';
 import { routeMeta } from './context.js';
 import { sendError } from './error-handler.js';
 
@@ -10,14 +9,38 @@ import { sendError } from './error-handler.js';
 export type StoreFactory = (prefix: string) => Store | undefined;
 
 /**
+ * The limits, in the three places of the request path where their keys are
+ * known (see createApp):
+ * - beforeAuth: what needs only the client's address;
+ * - afterAuth: what keys by the authenticated caller, still before the body is read;
+ * - afterParse: what keys by a field of the body.
+ */
+export interface RateLimits {
+  beforeAuth: RequestHandler;
+  afterAuth: RequestHandler;
+  afterParse: RequestHandler;
+  /** Counts a refused or missing credential against the client's address. */
+  recordFailedAuth(req: Request): Promise<void>;
+}
+
+type Stage = 'beforeAuth' | 'afterAuth' | 'afterParse';
+
+/**
  * Named tiers, chosen by each route's metadata:
- * - standard: per API key (per IP when the header is absent). Generous: it
- *   exists to stop a runaway client, not to meter normal use.
+ * - standard: per authenticated application (per workspace on workspace
+ *   operations). Keyed after authentication, so neither a rotated API-key
+ *   header nor someone else's API key with a wrong token touches an
+ *   application's counter. Generous: it exists to stop a runaway client, not
+ *   to meter normal use.
  * - emailStatus: the public email check, which can be called without any
  *   credential and so could be used to probe which emails have workspaces;
- *   limited per IP and, independently, per email asked about.
+ *   limited per IP (before the body is read) and, independently, per email
+ *   asked about (which needs the parsed body).
+ * Every authenticated operation also passes the failedAuth gate: see
+ * RateLimitConfig.failedAuthPerIp for its number.
  */
-export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () => undefined): RequestHandler {
+export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () => undefined): RateLimits {
+  const retryHint = 'retry after the time in the RateLimit header';
   const limiter = (name: string, limit: number, key: (req: Request) => string | undefined) =>
     rateLimit({
       windowMs: config.windowMs,
@@ -28,34 +51,74 @@ export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () 
       skip: (req) => key(req) === undefined,
       keyGenerator: (req) => key(req) ?? '',
       handler: (_req, res) =>
-        sendError(res, 'RESOURCE_EXHAUSTED', `rate limit exceeded (${limit} requests per ${config.windowMs / 1000} s); retry after the time in the RateLimit header`),
+        sendError(res, 'RESOURCE_EXHAUSTED', `rate limit exceeded (${limit} requests per ${config.windowMs / 1000} s); ${retryHint}`),
     });
 
   const ip = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
-  const tiers: Record<RateLimitTier, RequestHandler[]> = {
-    standard: [limiter('standard', config.standardPerApiKey, (req) => header(req, HEADERS.apiKey) ?? ip(req))],
-    emailStatus: [
-      limiter('email-ip', config.emailStatusPerIp, ip),
-      limiter('email-address', config.emailStatusPerEmail, (req) => {
-        const email = (req.body as { data?: { ownerEmail?: unknown } } | undefined)?.data?.ownerEmail;
-        return typeof email === 'string' ? email.trim().toLowerCase() : undefined;
-      }),
-    ],
+  const caller = (req: Request) => {
+    const principal = req.principal;
+    if (principal?.kind === 'application') return `app:${principal.apiKeyId}`;
+    if (principal?.kind === 'workspace') return `ws:${principal.workspaceId}`;
+    return `ip:${ip(req)}`;
   };
 
-  return (req, res, next) => {
-    const chain = tiers[routeMeta(req).rateLimit];
-    let index = 0;
-    const step = (err?: unknown): void => {
-      const handler = chain[index++];
-      if (err !== undefined || handler === undefined) return next(err);
-      handler(req, res, step);
+  // Failures are counted only when they happen and read before each
+  // authentication, so a well-behaved client's requests never fill it (a
+  // limiter that counts every request and forgives successes would refuse
+  // legitimate bursts from one address while they are in flight).
+  const failures = storeFor('rl:auth-failures:') ?? new MemoryStore();
+  void failures.init?.({ windowMs: config.windowMs } as Options);
+  const failedAuthGate: RequestHandler = (req, res, next) => {
+    Promise.resolve(failures.get?.(ip(req))).then((info) => {
+      const resetTime = info?.resetTime?.getTime();
+      if (info === undefined || info.totalHits < config.failedAuthPerIp || (resetTime !== undefined && resetTime <= Date.now())) return next();
+      if (resetTime !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetTime - Date.now()) / 1000))));
+      sendError(
+        res,
+        'RESOURCE_EXHAUSTED',
+        `too many failed authentications from this address (${config.failedAuthPerIp} per ${config.windowMs / 1000} s); retry after the time in the Retry-After header`,
+      );
+    }, next);
+  };
+
+  const tiers: Record<RateLimitTier, Record<Stage, RequestHandler[]>> = {
+    standard: {
+      beforeAuth: [failedAuthGate],
+      afterAuth: [limiter('standard', config.standardPerApiKey, caller)],
+      afterParse: [],
+    },
+    emailStatus: {
+      beforeAuth: [limiter('email-ip', config.emailStatusPerIp, ip)],
+      afterAuth: [],
+      afterParse: [
+        limiter('email-address', config.emailStatusPerEmail, (req) => {
+          const email = (req.body as { data?: { ownerEmail?: unknown } } | undefined)?.data?.ownerEmail;
+          return typeof email === 'string' ? email.trim().toLowerCase() : undefined;
+        }),
+      ],
+    },
+  };
+
+  const stage =
+    (name: Stage): RequestHandler =>
+    (req, res, next) => {
+      if (req.operation === undefined) return next(); // the GET routes (JWKS) have no tier
+      const chain = tiers[routeMeta(req).rateLimit][name];
+      let index = 0;
+      const step = (err?: unknown): void => {
+        const handler = chain[index++];
+        if (err !== undefined || handler === undefined) return next(err);
+        handler(req, res, step);
+      };
+      step();
     };
-    step();
-  };
-}
 
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  return {
+    beforeAuth: stage('beforeAuth'),
+    afterAuth: stage('afterAuth'),
+    afterParse: stage('afterParse'),
+    recordFailedAuth: async (req) => {
+      await failures.increment(ip(req));
+    },
+  };
 }

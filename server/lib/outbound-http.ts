@@ -1,7 +1,8 @@
 import { lookup as dnsLookup, promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { AppError } from './app-error.js';
 
 /**
@@ -18,59 +19,78 @@ import { AppError } from './app-error.js';
  */
 export type OutboundErrorKind = 'timeout' | 'network' | 'blocked' | 'too_large' | 'invalid_request';
 
+/**
+ * `message` is safe to show whoever configured the URL; `detail` (resolved
+ * address, port, socket error code, ipaddr.js range) is for the server log only.
+ */
 export class OutboundError extends Error {
+  readonly detail: Record<string, unknown>;
   constructor(
     readonly kind: OutboundErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; detail?: Record<string, unknown> },
   ) {
     super(message, options);
     this.name = 'OutboundError';
+    this.detail = options?.detail ?? {};
   }
+}
+
+/** Where refused and failed requests are explained in full (a pino logger fits). */
+export interface OutboundLog {
+  warn(detail: object, message: string): void;
+}
+
+/** The log-only facts of a socket error: code, syscall, address, port. */
+function socketDetail(error: unknown): Record<string, unknown> {
+  const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  return { code: e?.code, syscall: e?.syscall, address: e?.address, port: e?.port, reason: e?.message };
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const PRIVATE_HINT = 'set WEBHOOK_ALLOW_PRIVATE_URLS=true to allow private addresses (e.g. in development)';
 
-// Net's BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the
-// IPv4 rules, so the mapped forms need no rules of their own.
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host on Linux
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // CGNAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, includes cloud metadata 169.254.169.254
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking, sometimes used internally
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, includes broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::', 96], // deprecated IPv4-compatible addresses (::a.b.c.d)
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // deprecated site-local
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+// Message for callers: it names the host they configured, never what it
+// resolved to (that, and ports and socket codes, would map our network for
+// whoever configures URLs; they go to the log through OutboundError.detail).
+const NOT_PUBLIC = 'is, or resolves to, an address that is not publicly routable (private, loopback, link-local, reserved or an IPv6 form carrying an IPv4 address)';
+
+// NAT64's well-known prefix (RFC 6052): a DNS64 resolver synthesizes these for
+// IPv4-only hosts, so they are judged by the IPv4 address in their last 32 bits.
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+// Deprecated IPv4-compatible addresses (::a.b.c.d, RFC 4291 2.5.5.1):
+// ipaddr.js names only :: and ::1 in this block and calls the rest unicast.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * The ipaddr.js range name of an address as we judge it: an IPv6 form that
+ * carries an IPv4 address by design (IPv4-mapped, NAT64) is named by that
+ * IPv4 address, e.g. `ipv4Mapped:loopback`. Other IPv4-embedding forms
+ * (6to4, Teredo, SIIT `::ffff:0:a.b.c.d`, IPv4-compatible) keep their own
+ * non-unicast names, so they are refused whatever they carry.
+ */
+export function addressRange(address: string): string {
+  const bare = address.replace(/%.*$/, ''); // zone id (fe80::1%eth0)
+  // node:net accepts only canonical forms, so 0x7f.1 and friends are not "addresses" here.
+  if (isIP(bare) === 0 || !ipaddr.isValid(bare)) return 'invalid';
+  if (isIP(bare) === 4) return ipaddr.IPv4.parse(bare).range();
+  // ipaddr.js reads the dotted form ::a.b.c.d as IPv4-mapped (::ffff:a.b.c.d);
+  // the URL parser's canonical hex form keeps it in the IPv4-compatible block.
+  const v6 = ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
+  if (v6.isIPv4MappedAddress()) return `ipv4Mapped:${v6.toIPv4Address().range()}`;
+  if (v6.match(NAT64_WELL_KNOWN)) {
+    const [a, b, c, d] = v6.toByteArray().slice(12);
+    return `nat64:${new ipaddr.IPv4([a!, b!, c!, d!]).range()}`;
+  }
+  const range = v6.range();
+  if (range === 'unicast' && v6.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  return range;
 }
 
-/** Whether an IP address is one customers must not make us reach. */
+/** Whether an IP address is one customers must not make us reach: anything but global unicast. */
 export function isBlockedAddress(address: string): boolean {
-  const bare = address.replace(/%.*$/, ''); // zone id (fe80::1%eth0)
-  const family = isIP(bare);
-  if (family === 4) return blocked.check(bare, 'ipv4');
-  if (family === 6) return blocked.check(bare, 'ipv6');
-  // Not an address we understand: refuse rather than guess.
-  return true;
+  return !/(^|:)unicast$/.test(addressRange(address));
 }
 
 interface ParsedTarget {
@@ -100,9 +120,8 @@ function parseTarget(raw: string): ParsedTarget {
   return { url, host, ipLiteral: isIP(host) ? host : undefined };
 }
 
-function blockedMessage(host: string, address: string): string {
-  const shown = host === address ? address : `${host} (${address})`;
-  return `${shown} is a private, loopback, link-local or reserved address; ${PRIVATE_HINT}`;
+function blockedError(host: string, address: string): OutboundError {
+  return new OutboundError('blocked', `${host} ${NOT_PUBLIC}; ${PRIVATE_HINT}`, { detail: { host, address, range: addressRange(address) } });
 }
 
 /**
@@ -110,7 +129,7 @@ function blockedMessage(host: string, address: string): string {
  * SSRF attempts are refused up front. Requests re-check at connect time anyway
  * (see postJson) because DNS answers can change after this check.
  */
-export async function assertAllowedUrl(url: string, options: { allowPrivate: boolean }): Promise<URL> {
+export async function assertAllowedUrl(url: string, options: { allowPrivate: boolean; log?: OutboundLog }): Promise<URL> {
   let target: ParsedTarget;
   try {
     target = parseTarget(url);
@@ -124,7 +143,8 @@ export async function assertAllowedUrl(url: string, options: { allowPrivate: boo
   } else {
     try {
       addresses = (await dns.lookup(target.host, { all: true })).map((entry) => entry.address);
-    } catch {
+    } catch (error) {
+      options.log?.warn({ host: target.host, ...socketDetail(error) }, 'configured URL host does not resolve');
       throw new AppError('INVALID_ARGUMENT', `host ${target.host} does not resolve`);
     }
     if (addresses.length === 0) throw new AppError('INVALID_ARGUMENT', `host ${target.host} does not resolve`);
@@ -132,7 +152,11 @@ export async function assertAllowedUrl(url: string, options: { allowPrivate: boo
   if (!options.allowPrivate) {
     // Any bad address counts: the connection may pick any of them.
     const bad = addresses.find(isBlockedAddress);
-    if (bad !== undefined) throw new AppError('INVALID_ARGUMENT', `URL host ${blockedMessage(target.host, bad)}`);
+    if (bad !== undefined) {
+      const error = blockedError(target.host, bad);
+      options.log?.warn(error.detail, 'configured URL refused: not a public address');
+      throw new AppError('INVALID_ARGUMENT', `URL host ${error.message}`);
+    }
   }
   return target.url;
 }
@@ -156,7 +180,7 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
     }
     const bad = addresses.find((entry) => isBlockedAddress(entry.address));
     if (bad !== undefined) {
-      callback(new OutboundError('blocked', blockedMessage(hostname, bad.address)), []);
+      callback(blockedError(hostname, bad.address), []);
       return;
     }
     const first = addresses[0];
@@ -201,7 +225,7 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
     }
     // IP literals connect without calling lookup, so check them here.
     if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
-      reject(new OutboundError('blocked', blockedMessage(target.host, target.ipLiteral)));
+      reject(blockedError(target.host, target.ipLiteral));
       return;
     }
 
@@ -249,8 +273,7 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
         fail(error);
         return;
       }
-      const code = error.code ? ` (${error.code})` : '';
-      fail(new OutboundError('network', `request failed${code}: ${error.message}`, { cause: error }));
+      fail(new OutboundError('network', 'could not connect, or the connection broke', { cause: error, detail: socketDetail(error) }));
     });
 
     req.on('response', (res: IncomingMessage) => {
@@ -273,7 +296,7 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
         chunks.push(chunk);
       });
       res.on('error', (error) => {
-        fail(new OutboundError('network', `response failed: ${error.message}`, { cause: error }));
+        fail(new OutboundError('network', 'the response broke off', { cause: error, detail: socketDetail(error) }));
       });
       res.on('close', () => {
         if (!res.complete) fail(new OutboundError('network', 'response was cut off'));

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -8,7 +9,7 @@ describe.skipIf(!redisUrl)('rate limits through Redis (REDIS_URL)', () => {
   let one: TestServer;
   let two: TestServer;
   beforeAll(async () => {
-    const env = { REDIS_URL: redisUrl!, EMAIL_STATUS_LIMIT_PER_EMAIL: '4' };
+    const env = { REDIS_URL: redisUrl!, EMAIL_STATUS_LIMIT_PER_EMAIL: '4', AUTH_FAILURE_LIMIT_PER_IP: '3' };
     one = await startTestServer(env);
     two = await startTestServer(env);
   });
@@ -25,4 +26,30 @@ describe.skipIf(!redisUrl)('rate limits through Redis (REDIS_URL)', () => {
     }
     expect(statuses).toEqual([404, 404, 404, 404, 429]);
   });
+
+  it('two server processes share the failed-authentication counter of an address', async () => {
+    // From a loopback address of its own, so other runs against the same Redis keep their counters.
+    const localAddress = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+    const statuses: number[] = [];
+    for (const [i, server] of [one, two, one, two].entries()) {
+      statuses.push(await failedAuthFrom(localAddress, server.url, `ak_fake${i}`));
+    }
+    expect(statuses).toEqual([403, 403, 403, 429]);
+  });
 });
+
+function failedAuthFrom(localAddress: string, url: string, apiKey: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL('/v2/workspace/activityconfig/get', url), {
+      method: 'POST',
+      localAddress,
+      headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey, 'x-service-auth-token': 'at_fake' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.end('{"data":{}}');
+  });
+}

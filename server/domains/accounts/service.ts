@@ -101,7 +101,15 @@ export function createAccountsService(deps: AccountsDeps) {
         emailVerified: key.workspace.emailVerified,
         createdAt: key.workspace.createdAt.toISOString(),
         workspaceAuthToken: '__redacted__',
-        apiKey: { id: key.id, hint: `${key.keyHint}…`, name: key.name, expired: key.expiredAt !== null, createdAt: key.createdAt.toISOString() },
+        apiKey: {
+          id: key.id,
+          hint: `${key.keyHint}…`,
+          name: key.name,
+          expired: key.expiredAt !== null,
+          createdAt: key.createdAt.toISOString(),
+          // The `aud` of this application's user tokens (applicationAudience: the key's SHA-256, which is what is stored).
+          tokenAudience: key.keyDigest,
+        },
         authTokens: tokenCount,
         features: toggles,
         aiProviders: Object.fromEntries(aiProviders.map((p) => [p.provider, { configured: true }])),

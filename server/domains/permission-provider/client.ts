@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../lib/app-error.js';
-import { OutboundError, postJson } from '../../lib/outbound-http.js';
+import { OutboundError, postJson, type OutboundLog } from '../../lib/outbound-http.js';
 
 /**
  * Asks an application's permission provider (an HTTP endpoint the customer
@@ -46,6 +46,8 @@ export interface PermissionProviderClientOptions {
   now?: () => number;
   /** Entries kept before the oldest are dropped. */
   maxCacheEntries?: number;
+  /** Gets what callers are not told: resolved addresses, ports, socket error codes. */
+  log?: OutboundLog;
 }
 
 // JSON keeps the key unambiguous whatever characters the ids contain.
@@ -162,6 +164,9 @@ export function createPermissionProviderClient(options: PermissionProviderClient
         },
       );
     } catch (error) {
+      if (error instanceof OutboundError) {
+        options.log?.warn({ apiKeyId: target.apiKeyId, host: hostOf(target.url), kind: error.kind, ...error.detail }, 'permission provider request failed');
+      }
       throw toAppError(error, target, timeoutMs);
     }
 
@@ -266,18 +271,17 @@ function toAppError(error: unknown, target: ProviderTarget, timeoutMs: number): 
       );
     case 'invalid_request':
       return new AppError('FAILED_PRECONDITION', `permission provider configuration is unusable: ${error.message}`);
-    case 'network': {
-      // The code (ECONNREFUSED, ENOTFOUND...) says enough; the rest is socket detail.
-      const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
-      return new AppError('UNAVAILABLE', `permission provider at ${host} could not be reached${code ? ` (${code})` : ''}`);
-    }
+    case 'network':
+      // No socket code or address: telling refused from reset from unresolvable would make this a port scanner.
+      return new AppError('UNAVAILABLE', `permission provider at ${host} could not be reached`);
   }
 }
 
-// The host only: paths and query strings of customer URLs may carry secrets.
+// The host name only: paths and query strings of customer URLs may carry
+// secrets, and the port is left out with the other connection details.
 function hostOf(url: string): string {
   try {
-    return new URL(url).host;
+    return new URL(url).hostname;
   } catch {
     return '(invalid URL)';
   }

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
-import type { Sealer } from '../../lib/crypto.js';
+import { digest, type Sealer } from '../../lib/crypto.js';
 
 /** User tokens live 48 hours (the specification's JWT lifetime). */
 export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
@@ -12,9 +12,31 @@ const ACTIVE_KEY_CACHE_MS = 60_000;
 
 type KeyLike = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
+/**
+ * The `aud` of an application's user tokens and the name of its own JWKS
+ * (`/.well-known/jwks/<audience>.json`): the hex SHA-256 of its API key.
+ * A client app knows its API key, so it can compute this
+ * (`echo -n "$API_KEY" | sha256sum`), while the token, which end users
+ * hold, and the JWKS address, which shows up in logs and caches, do not
+ * reveal the key. It equals the digest API keys are looked up by.
+ */
+export function applicationAudience(apiKey: string): string {
+  return digest(apiKey);
+}
+
+const AUDIENCE = /^[0-9a-f]{64}$/;
+
+/** What a verifier expects of a user token: the application it must be for. */
+export interface ExpectedApplication {
+  /** applicationAudience(apiKey) of that application. */
+  audience: string;
+}
+
 export interface UserTokenClaims extends JWTPayload {
   /** The application that issued the token (its internal ID, not the API key). */
   app: string;
+  /** applicationAudience() of that application's API key. */
+  aud: string;
   user: Record<string, unknown> & { userId: string; name: string; email: string; isAdmin: boolean };
   permissions: { resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number }> };
 }
@@ -28,7 +50,7 @@ export interface UserTokenClaims extends JWTPayload {
 export function createSigningKeys(deps: { db: Db; sealer: Sealer; now?: () => Date }) {
   const { db, sealer } = deps;
   const now = deps.now ?? (() => new Date());
-  const active = new Map<string, { kid: string; key: KeyLike; loadedAt: number }>();
+  const active = new Map<string, { kid: string; key: KeyLike; audience: string; loadedAt: number }>();
 
   async function createKey(apiKeyId: string) {
     const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
@@ -43,24 +65,35 @@ export function createSigningKeys(deps: { db: Db; sealer: Sealer; now?: () => Da
   async function activeKey(apiKeyId: string) {
     const cached = active.get(apiKeyId);
     if (cached && Date.now() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
+    const app = await db.apiKey.findUnique({ where: { id: apiKeyId }, select: { keyDigest: true } });
+    if (!app) throw new Error(`no application ${apiKeyId}`);
     const row = await db.signingKey.findFirst({ where: { apiKeyId, retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
     const loaded = row
       ? { kid: row.kid, key: (await importJWK(JSON.parse(sealer.open(row.privateJwkSealed)) as JWK, ALG)) as KeyLike }
       : await createKey(apiKeyId);
-    const entry = { ...loaded, loadedAt: Date.now() };
+    // The stored digest is applicationAudience(apiKey): the raw key is never at hand here.
+    const entry = { ...loaded, audience: app.keyDigest, loadedAt: Date.now() };
     active.set(apiKeyId, entry);
     return entry;
+  }
+
+  /** The application's internal ID for an audience, or null when no application has it. */
+  async function applicationOf(audience: string): Promise<string | null> {
+    if (!AUDIENCE.test(audience)) return null;
+    const app = await db.apiKey.findUnique({ where: { keyDigest: audience }, select: { id: true } });
+    return app?.id ?? null;
   }
 
   const stillPublished = () => ({ OR: [{ retiredAt: null }, { retiredAt: { gt: new Date(now().getTime() - USER_TOKEN_TTL_SECONDS * 1000) } }] });
 
   return {
-    async sign(apiKeyId: string, claims: Omit<UserTokenClaims, 'app'>, subject: string): Promise<string> {
-      const { kid, key } = await activeKey(apiKeyId);
+    async sign(apiKeyId: string, claims: Omit<UserTokenClaims, 'app' | 'aud'>, subject: string): Promise<string> {
+      const { kid, key, audience } = await activeKey(apiKeyId);
       const issuedAt = Math.floor(now().getTime() / 1000);
       return new SignJWT({ ...claims, app: apiKeyId })
         .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
         .setIssuer(ISSUER)
+        .setAudience(audience)
         .setSubject(subject)
         .setIssuedAt(issuedAt)
         .setExpirationTime(issuedAt + USER_TOKEN_TTL_SECONDS)
@@ -74,25 +107,51 @@ export function createSigningKeys(deps: { db: Db; sealer: Sealer; now?: () => Da
       return { kid };
     },
 
-    /** The JSON Web Key Set of every application's published keys. */
+    /**
+     * The JSON Web Key Set of every application's published keys. A verifier
+     * using it must also require its audience, or it accepts any application's tokens.
+     */
     async jwks(): Promise<{ keys: JWK[] }> {
       const rows = await db.signingKey.findMany({ where: stillPublished(), orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }], select: { publicJwk: true } });
       return { keys: rows.map((r) => JSON.parse(r.publicJwk) as JWK) };
     },
 
     /**
-     * Verifies a user token for the real-time layer: signature by a published
-     * key of the application named in the token, issuer, expiry. Throws when
-     * anything is off.
+     * One application's published keys, so a verifier that fetches only
+     * these trusts no other application's; null for an unknown audience.
      */
-    async verify(token: string): Promise<UserTokenClaims> {
+    async jwksFor(audience: string): Promise<{ keys: JWK[] } | null> {
+      const apiKeyId = await applicationOf(audience);
+      if (apiKeyId === null) return null;
+      const rows = await db.signingKey.findMany({
+        where: { apiKeyId, ...stillPublished() },
+        orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }],
+        select: { publicJwk: true },
+      });
+      return { keys: rows.map((r) => JSON.parse(r.publicJwk) as JWK) };
+    },
+
+    /**
+     * Verifies a user token for one application (the real-time layer knows
+     * which from the API key the client connects with): signature by a
+     * published key of that application, audience, issuer, expiry. Throws
+     * when anything is off, including a valid token of another application.
+     */
+    async verify(token: string, expected: ExpectedApplication): Promise<UserTokenClaims> {
+      const apiKeyId = await applicationOf(expected.audience);
+      if (apiKeyId === null) throw new Error('no application has this audience');
       const { kid } = decodeProtectedHeader(token);
       if (typeof kid !== 'string') throw new Error('user token has no key ID');
-      const row = await db.signingKey.findFirst({ where: { kid, ...stillPublished() } });
-      if (!row) throw new Error('user token is signed by an unknown or retired key');
+      const row = await db.signingKey.findFirst({ where: { kid, apiKeyId, ...stillPublished() } });
+      if (!row) throw new Error("user token is not signed by a published key of this application");
       const publicKey = await importJWK(JSON.parse(row.publicJwk) as JWK, ALG);
-      const { payload } = await jwtVerify(token, publicKey, { algorithms: [ALG], issuer: ISSUER, currentDate: now() });
-      if (payload.app !== row.apiKeyId) throw new Error('user token names another application than its key');
+      const { payload } = await jwtVerify(token, publicKey, {
+        algorithms: [ALG],
+        issuer: ISSUER,
+        audience: expected.audience,
+        currentDate: now(),
+      });
+      if (payload.app !== apiKeyId) throw new Error('user token names another application than its key');
       return payload as UserTokenClaims;
     },
   };

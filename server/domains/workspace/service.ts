@@ -1,7 +1,7 @@
 import type { TActivityServiceConfig, TEmailConfig, TPermissionProviderConfig } from '../../../contract/workspace/schemas.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
-import { assertAllowedUrl } from '../../lib/outbound-http.js';
+import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
 import type { ProviderTarget } from '../permission-provider/client.js';
 import type { SettingsRepo } from './repo.js';
 
@@ -31,6 +31,8 @@ export function createWorkspaceConfigService(deps: {
   repo: SettingsRepo;
   sealer: Sealer;
   allowPrivateUrls: boolean;
+  /** Gets the details a refused URL's message leaves out (resolved addresses). */
+  log?: OutboundLog;
   /** Told when an application's provider config changes, so cached answers go. */
   onPermissionProviderChange?: (apiKeyId: string) => void;
 }) {
@@ -69,7 +71,13 @@ export function createWorkspaceConfigService(deps: {
       if (next.usePermissionProvider && next.permissionProviderUrl === '') {
         throw invalidArgument('data.permissionProviderConfig.permissionProviderUrl is required to turn the permission provider on');
       }
-      if (next.permissionProviderUrl !== '') await assertAllowedUrl(next.permissionProviderUrl, { allowPrivate: deps.allowPrivateUrls });
+      // Only a URL sent now is checked: a stored one was checked when it was set, and
+      // re-checking it would keep the provider from being turned off once its host
+      // stops resolving. Requests re-check at connect time anyway.
+      const sentUrl = update.permissionProviderConfig?.permissionProviderUrl?.trim();
+      if (sentUrl !== undefined && sentUrl !== '') {
+        await assertAllowedUrl(sentUrl, { allowPrivate: deps.allowPrivateUrls, log: deps.log });
+      }
       await repo.put(apiKeyId, 'permissionProvider', next);
       deps.onPermissionProviderChange?.(apiKeyId);
       return this.permissionProviderConfig(apiKeyId);

@@ -50,3 +50,22 @@ describe('organizations', () => {
     await expectCollabError(client.organizations.getOrganizations({ organizationIds: ids }), 'INVALID_ARGUMENT', /data\.organizationIds/);
   });
 });
+
+describe('an update racing a delete', () => {
+  it('answers success or NOT_FOUND, never INTERNAL', async () => {
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 15; round++) {
+      const organizationId = `race-${round}`;
+      await client.organizations.addOrganization({ organizationId });
+      await client.organizations.addFolder({ organizationId, folderId: 'f' });
+      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: { status?: string }) => e.status ?? String(e));
+      const results = await Promise.all([
+        settle(client.organizations.updateOrganization({ organizationId, organizationName: 'renamed' })),
+        settle(client.organizations.updateFolder({ organizationId, folderId: 'f', folderName: 'renamed' })),
+        settle(client.organizations.deleteOrganization({ organizationId })),
+      ]);
+      for (const r of results) outcomes.add(r);
+    }
+    expect([...outcomes].filter((o) => o !== 'ok' && o !== 'NOT_FOUND')).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createHash } from 'node:crypto';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
@@ -7,11 +8,14 @@ import { startTestServer, type TestServer, type WorkspaceCredentials } from '../
 let server: TestServer;
 let ws: WorkspaceCredentials;
 let client: Client;
+/** What a client app configures its verifier with: the hex SHA-256 of its API key (see the README). */
+let audience: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   ws = await server.workspace();
   client = server.client(ws);
+  audience = createHash('sha256').update(ws.apiKey).digest('hex');
 });
 afterAll(() => server?.close());
 
@@ -28,8 +32,8 @@ describe('Generate Token', () => {
         ],
       },
     });
-    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.url));
-    const { payload, protectedHeader } = await jwtVerify(data.token, jwks, { issuer: 'collab-backend' });
+    const jwks = createRemoteJWKSet(new URL(`/.well-known/jwks/${audience}.json`, server.url));
+    const { payload, protectedHeader } = await jwtVerify(data.token, jwks, { issuer: 'collab-backend', audience });
     expect(protectedHeader.alg).toBe('ES256');
     expect(payload.exp! - payload.iat!).toBe(48 * 3600);
     expect(payload.sub).toBe('u1');
@@ -41,7 +45,7 @@ describe('Generate Token', () => {
         { type: 'document', id: 'doc1', organizationId: 'org1', accessRole: 'viewer' },
       ],
     });
-    expect(await server.running.verifyUserToken(data.token)).toMatchObject({ sub: 'u1' });
+    expect(await server.running.verifyUserToken(data.token, { audience })).toMatchObject({ sub: 'u1', aud: audience });
   });
 
   it('grants what the token carries, so Get Permissions agrees with it', async () => {
@@ -75,24 +79,79 @@ describe('Generate Token', () => {
     expect(jwks.keys.map((k) => k.kid)).toContain(kid);
     expect(jwks.keys.map((k) => k.kid)).toContain(decodeProtectedHeader(before).kid);
     expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
-    await expect(server.running.verifyUserToken(before)).resolves.toMatchObject({ sub: 'u1' });
+    await expect(server.running.verifyUserToken(before, { audience })).resolves.toMatchObject({ sub: 'u1' });
   });
 
   it('rejects a tampered token', async () => {
     const { token } = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data;
     const [h, p, s] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), sub: 'admin' })).toString('base64url');
-    await expect(server.running.verifyUserToken(`${h}.${forged}.${s}`)).rejects.toThrow();
+    await expect(server.running.verifyUserToken(`${h}.${forged}.${s}`, { audience })).rejects.toThrow();
   });
 
   it('signs each application with its own keys', async () => {
-    const other = server.client(await server.workspace());
+    const otherWs = await server.workspace();
+    const other = server.client(otherWs);
     const a = (await client.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
     const b = (await other.permissions.generateToken({ ...user, permissions: { resources: [] } })).data.token;
     const kidA = decodeProtectedHeader(a).kid!;
     const kidB = decodeProtectedHeader(b).kid!;
     expect(kidA.split('.')[0]).not.toBe(kidB.split('.')[0]);
-    expect((await server.running.verifyUserToken(b)).app).not.toBe((await server.running.verifyUserToken(a)).app);
+    const audienceB = createHash('sha256').update(otherWs.apiKey).digest('hex');
+    expect((await server.running.verifyUserToken(b, { audience: audienceB })).app).not.toBe((await server.running.verifyUserToken(a, { audience })).app);
+  });
+});
+
+describe('tokens are bound to their application', () => {
+  let tokenB: string;
+  let audienceB: string;
+  beforeAll(async () => {
+    const wsB = await server.workspace();
+    audienceB = createHash('sha256').update(wsB.apiKey).digest('hex');
+    // The same user ID in both applications: only the audience tells the tokens apart.
+    tokenB = (await server.client(wsB).permissions.generateToken({ ...user, permissions: { resources: [{ type: 'organization', id: 'org1' }] } })).data.token;
+    await client.permissions.generateToken({ ...user, permissions: { resources: [] } });
+  });
+
+  it('names its application in aud, which the operator CLI also shows', async () => {
+    expect(decodeJwt(tokenB).aud).toBe(audienceB);
+    const record = await server.cli<{ apiKey: { tokenAudience: string } }>('workspace', 'get', '--api-key', ws.apiKey);
+    expect(record.apiKey.tokenAudience).toBe(audience);
+  });
+
+  it("a token of application B does not verify for application A's users", async () => {
+    await expect(server.running.verifyUserToken(tokenB, { audience })).rejects.toThrow();
+    await expect(server.running.verifyUserToken(tokenB, { audience: audienceB })).resolves.toMatchObject({ sub: 'u1' });
+    await expect(server.running.verifyUserToken(tokenB, { audience: 'f'.repeat(64) })).rejects.toThrow(/no application/);
+  });
+
+  it("A's JWKS does not verify B's token; with the global JWKS the audience refuses it", async () => {
+    const jwksA = createRemoteJWKSet(new URL(`/.well-known/jwks/${audience}.json`, server.url));
+    await expect(jwtVerify(tokenB, jwksA, { issuer: 'collab-backend', audience })).rejects.toThrow();
+    const global = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.url));
+    await expect(jwtVerify(tokenB, global, { issuer: 'collab-backend', audience })).rejects.toThrow(/aud/);
+    await expect(jwtVerify(tokenB, global, { issuer: 'collab-backend', audience: audienceB })).resolves.toBeDefined();
+  });
+
+  it("an application's JWKS holds its own published keys only", async () => {
+    const fetchKids = async (path: string) => ((await (await fetch(new URL(path, server.url))).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+    const kidsA = await fetchKids(`/.well-known/jwks/${audience}.json`);
+    const kidsB = await fetchKids(`/.well-known/jwks/${audienceB}.json`);
+    const all = await fetchKids('/.well-known/jwks.json');
+    expect(kidsB).toEqual([decodeProtectedHeader(tokenB).kid]);
+    expect(kidsA.length).toBeGreaterThan(0);
+    expect(kidsA.filter((kid) => kidsB.includes(kid))).toEqual([]);
+    const prefixA = kidsA[0]!.split('.')[0];
+    expect(kidsA.every((kid) => kid.split('.')[0] === prefixA)).toBe(true);
+    expect(all).toEqual(expect.arrayContaining([...kidsA, ...kidsB]));
+  });
+
+  it('an unknown audience has no JWKS (NOT_FOUND)', async () => {
+    for (const name of ['0'.repeat(64), 'not-an-audience']) {
+      const res = await fetch(new URL(`/.well-known/jwks/${name}.json`, server.url));
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
+    }
   });
 });
 

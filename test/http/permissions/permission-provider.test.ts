@@ -1,7 +1,12 @@
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
 import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
+import { createClient } from '../../../sdk/index.js';
+import { loadConfig } from '../../../server/config.js';
+import { applicationAudience } from '../../../server/domains/permissions/signing-keys.js';
+import { startServer } from '../../../server/server.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 /** A real permission provider on loopback: answers with `respond`, records what it was asked. */
@@ -11,6 +16,7 @@ let respond: (body: any, res: import('node:http').ServerResponse) => void;
 
 let server: TestServer;
 let client: Client;
+let audience: string;
 
 beforeAll(async () => {
   const provider = await startReceiver((req, res) => {
@@ -20,7 +26,9 @@ beforeAll(async () => {
   }, '/permissions');
   providerUrl = provider.url;
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  client = server.client(await server.workspace());
+  const creds = await server.workspace();
+  audience = applicationAudience(creds.apiKey);
+  client = server.client(creds);
   await client.organizations.addDocument({ organizationId: 'o', documentId: 'shared', accessType: 'restricted' });
 });
 afterAll(async () => {
@@ -90,7 +98,7 @@ describe('with the permission provider on', () => {
       userProperties: { name: 'Yes', email: 'yes@example.com' },
       permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'document', id: 'shared', organizationId: 'o' }] },
     });
-    const claims = await server.running.verifyUserToken(data.token);
+    const claims = await server.running.verifyUserToken(data.token, { audience });
     expect(claims.permissions.resources).toEqual([{ type: 'document', id: 'shared', organizationId: 'o', accessRole: 'viewer', expiresAt: 4_000_000_000 }]);
   });
 
@@ -129,6 +137,30 @@ describe('provider URLs that resolve to private addresses', () => {
       expect((await c.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(false);
     } finally {
       await strict.close();
+    }
+  });
+
+  it('a stored URL that is no longer allowed does not keep the provider from being turned off', async () => {
+    // Set while private URLs were allowed; the same database then served with
+    // them refused: the stored URL now fails the check, as one whose host
+    // stopped resolving does. Only a URL sent in the request is checked.
+    const lax = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    const creds = await lax.workspace();
+    await lax.client(creds).workspace.updatePermissionProviderConfig({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
+    const strict = await startServer(loadConfig({ ...lax.env, WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }), { logger: pino({ level: 'silent' }) });
+    try {
+      const c = createClient({ baseUrl: strict.url, ...creds });
+      const off = await c.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
+      expect(off.data).toMatchObject({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
+      // A URL sent in the request is still checked.
+      await expectCollabError(
+        c.workspace.updatePermissionProviderConfig({ permissionProviderConfig: { permissionProviderUrl: 'http://10.0.0.1/x' } }),
+        'INVALID_ARGUMENT',
+        /WEBHOOK_ALLOW_PRIVATE_URLS/,
+      );
+    } finally {
+      await strict.close();
+      await lax.close();
     }
   });
 });

@@ -1,0 +1,49 @@
+// Database outcomes that reach the error handler map to the specification's
+// statuses in one place: a row deleted between a look-up and its write is
+// NOT_FOUND (not INTERNAL), a transaction that cannot get the database in
+// time is UNAVAILABLE; the driver's message never reaches the client.
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Prisma } from '../../server/db/generated/sqlite/client.js';
+import { Prisma as PgPrisma } from '../../server/db/generated/postgresql/client.js';
+import { errorHandler } from '../../server/http/error-handler.js';
+
+const known = (code: string, P: typeof Prisma = Prisma) =>
+  new P.PrismaClientKnownRequestError(`driver says ${code} with internals`, { code, clientVersion: '7.10.0' });
+
+const failures: Record<string, unknown> = {
+  missing: known('P2025'),
+  missingPg: known('P2025', PgPrisma as unknown as typeof Prisma),
+  busy: known('P2028'),
+  conflict: known('P2034'),
+  other: known('P2003'),
+};
+
+let url: string;
+let close: () => void;
+beforeAll(async () => {
+  const app = express();
+  app.post('/:failure', (req, _res, next) => next(failures[req.params.failure!]));
+  app.use(errorHandler);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close?.());
+
+describe('database failures', () => {
+  it.each([
+    ['missing', 404, 'NOT_FOUND'],
+    ['missingPg', 404, 'NOT_FOUND'],
+    ['busy', 503, 'UNAVAILABLE'],
+    ['conflict', 503, 'UNAVAILABLE'],
+    ['other', 500, 'INTERNAL'],
+  ])('%s → %i %s', async (failure, http, status) => {
+    const res = await fetch(`${url}/${failure}`, { method: 'POST' });
+    const body = (await res.json()) as { error: { status: string; message: string } };
+    expect([res.status, body.error.status]).toEqual([http, status]);
+    expect(body.error.message).not.toMatch(/driver|internals|P20/);
+  });
+});
