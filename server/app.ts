@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const accessRepo = createAccessRepo(deps.db);
   const pageTokens = createPageTokens(deps.sealer.deriveKey('page-token'));
-  const signingKeys = deps.signingKeys ?? createSigningKeys({ db: deps.db, sealer: deps.sealer, now });
+  const signingKeys = deps.signingKeys ?? createSigningKeys({ db: deps.db, uow: deps.uow, sealer: deps.sealer, now });
   const { uow } = deps;
   const organizations = createOrganizationsService({ repo: accessRepo, uow, features: createFeatureGate(accountsRepo), pageTokens });
   const users = createUsersService({ repo: accessRepo, uow, pageTokens, now });

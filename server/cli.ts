@@ -109,7 +109,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const database = await openDatabase(config.databaseUrl);
     try {
       const accounts = createAccountsService({ repo: createAccountsRepo(database.db), uow: database.uow, sealer });
-      const signingKeys = createSigningKeys({ db: database.db, sealer });
+      const signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer });
       return success(await command.run({ accounts, signingKeys }, flags));
     } finally {
       await database.close();

@@ -41,7 +41,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (migrated.applied.length > 0) logger.info({ applied: migrated.applied }, 'database migrations applied');
   const database = await openDatabase(config.databaseUrl);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const signingKeys = createSigningKeys({ db: database.db, sealer, now: options.overrides?.now });
+  const signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer, now: options.overrides?.now });
   const app = createApp({ config, db: database.db, uow: database.uow, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
 
   const server = createServer(app);

@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { digest, type Sealer } from '../../lib/crypto.js';
 
 /** User tokens live 48 hours (the specification's JWT lifetime). */
@@ -47,19 +48,24 @@ export interface UserTokenClaims extends JWTPayload {
  * retired key stays published (and accepted) until every token it signed has
  * expired.
  */
-export function createSigningKeys(deps: { db: Db; sealer: Sealer; now?: () => Date }) {
+export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Sealer; now?: () => Date }) {
   const { db, sealer } = deps;
   const now = deps.now ?? (() => new Date());
   const active = new Map<string, { kid: string; key: KeyLike; audience: string; loadedAt: number }>();
 
-  async function createKey(apiKeyId: string) {
+  /** A new key pair and its row; generated before any transaction, which only writes it. */
+  async function newKey(apiKeyId: string) {
     const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
     const kid = `${apiKeyId}.${randomBytes(6).toString('hex')}`;
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-    await db.signingKey.create({
-      data: { kid, apiKeyId, publicJwk: JSON.stringify(publicJwk), privateJwkSealed: sealer.seal(JSON.stringify(await exportJWK(privateKey))) },
-    });
-    return { kid, key: privateKey };
+    const row = { kid, apiKeyId, publicJwk: JSON.stringify(publicJwk), privateJwkSealed: sealer.seal(JSON.stringify(await exportJWK(privateKey))) };
+    return { kid, key: privateKey, row };
+  }
+
+  async function createKey(apiKeyId: string) {
+    const { kid, key, row } = await newKey(apiKeyId);
+    await db.signingKey.create({ data: row });
+    return { kid, key };
   }
 
   async function activeKey(apiKeyId: string) {
@@ -101,8 +107,12 @@ export function createSigningKeys(deps: { db: Db; sealer: Sealer; now?: () => Da
     },
 
     async rotate(apiKeyId: string): Promise<{ kid: string }> {
-      await db.signingKey.updateMany({ where: { apiKeyId, retiredAt: null }, data: { retiredAt: now() } });
-      const { kid } = await createKey(apiKeyId);
+      const { kid, row } = await newKey(apiKeyId);
+      // Retire and replace together: a failure must not leave the application without an active key.
+      await deps.uow.run(async () => {
+        await db.signingKey.updateMany({ where: { apiKeyId, retiredAt: null }, data: { retiredAt: now() } });
+        await db.signingKey.create({ data: row });
+      });
       active.delete(apiKeyId);
       return { kid };
     },
