@@ -1,10 +1,10 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
+import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createFeatureGate } from './domains/accounts/features.js';
@@ -23,8 +23,9 @@ import { workspaceRouter } from './domains/workspace/router.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
 import { authenticate } from './http/authenticate.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
+import { healthRoutes } from './http/health.js';
+import { httpLogger } from './http/logging.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
-import { requestId } from './http/request-id.js';
 import type { Sealer } from './lib/crypto.js';
 import { createPageTokens } from './lib/page-token.js';
 
@@ -67,7 +68,9 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(pinoHttp({ logger: deps.logger, genReqId: requestId, quietReqLogger: true }));
+  app.use(httpLogger(deps.logger));
+  // Before authentication and the POST-only rule: probes carry no credentials.
+  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl) }));
   app.use(helmet());
   app.use((req, res, next) => {
     // A body in another format would otherwise be ignored and read as "data is required".
