@@ -15,11 +15,18 @@ export default function setup(): () => void {
     const result = scanLogs(dir);
     const leaked = Object.entries(result.leaks).map(([kind, count]) => `${count} ${kind}(s)`);
     console.log(`log scan: ${result.secrets} credentials checked against ${result.logLines} log lines (${result.requestLines} request lines)`);
-    if (leaked.length > 0) {
-      // The directory is kept so the leak can be inspected.
-      throw new Error(`credentials appear in the server logs: ${leaked.join(', ')} (logs kept in ${dir})`);
+    const failure =
+      leaked.length > 0
+        ? // The directory is kept so the leak can be inspected.
+          `credentials appear in the server logs: ${leaked.join(', ')} (logs kept in ${dir})`
+        : result.secrets > 0 && result.requestLines === 0
+          ? `the server logs in ${dir} hold no request lines: the scan proved nothing`
+          : undefined;
+    if (failure) {
+      // vitest reports an error thrown here but still exits 0; the exit code is what CI reads.
+      process.exitCode = 1;
+      throw new Error(failure);
     }
-    if (result.secrets > 0 && result.requestLines === 0) throw new Error(`the server logs in ${dir} hold no request lines: the scan proved nothing`);
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -33,7 +33,7 @@ export function healthRoutes(options: { db: Db; provider: Provider }): Router {
         (error: unknown) => {
           // The cause (host, driver code) is for the operator's log, not for whoever can reach the probe.
           req.log?.warn({ err: error }, 'readiness check failed');
-          noStore(res).status(503).json({ status: 'unavailable', reason: 'the database does not answer' });
+          noStore(res).status(503).json({ status: 'unavailable', reason: 'the database check failed' });
         },
       )
       .finally(() => clearTimeout(timer));
