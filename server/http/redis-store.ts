@@ -12,13 +12,15 @@ export async function connectRedis(url: string): Promise<{ redis: Redis; storeFo
   // No retries while starting: an unreachable Redis is a configuration error to report, not to wait out.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, retryStrategy: () => null, connectTimeout: 5000 });
   // ioredis prints unhandled 'error' events to the console as multi-line traces.
-  const swallow = () => {};
+  let cause: unknown;
+  const swallow = (error: unknown) => (cause ??= error);
   redis.on('error', swallow);
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw blameVariable('REDIS_URL', error, url);
+    // connect() rejects with "Connection is closed."; the socket error says why.
+    throw blameVariable('REDIS_URL', cause ?? error, url);
   }
   redis.off('error', swallow);
   // Once running, reconnect after a Redis restart (the default backoff).
