@@ -1,10 +1,10 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
+import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
@@ -26,8 +26,9 @@ import { authenticate } from './http/authenticate.js';
 import { verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation } from './http/operation.js';
+import { healthRoutes } from './http/health.js';
+import { httpLogger } from './http/logging.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
-import { requestId } from './http/request-id.js';
 import type { Sealer } from './lib/crypto.js';
 import { createPageTokens } from './lib/page-token.js';
 
@@ -74,7 +75,9 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(pinoHttp({ logger: deps.logger, genReqId: requestId, quietReqLogger: true }));
+  app.use(httpLogger(deps.logger));
+  // Before authentication and the POST-only rule: probes carry no credentials.
+  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl) }));
   app.use(helmet());
 
   // Who is calling is settled from method, path and headers before the body is

@@ -1,14 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
+import { repoRoot } from './db/migration-engine.js';
+import { openMigratedDatabase } from './db/startup.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createAccountsService, type AccountsService } from './domains/accounts/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
 import { AppError } from './lib/app-error.js';
-import { Sealer } from './lib/crypto.js';
-import { loadMasterKey } from './lib/master-key.js';
+import { openVerifiedSealer } from './lib/master-key.js';
+import { startupErrorLine } from './lib/startup-error.js';
 
 /**
  * The operator CLI (the "administrative console" of the specification).
@@ -26,6 +29,7 @@ interface Services {
 }
 
 interface Command {
+  summary: string;
   usage: string;
   flags: string[];
   run(services: Services, flags: Flags): Promise<unknown>;
@@ -33,41 +37,49 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   'workspace create': {
+    summary: 'Creates a workspace with its first application; prints its credentials (shown once).',
     usage: 'workspace create --owner-email E [--name N]',
     flags: ['owner-email', 'name'],
     run: ({ accounts: a }, f) => a.createWorkspace({ ownerEmail: need(f, 'owner-email'), name: f.name }),
   },
   'workspace verify-email': {
+    summary: 'Marks the owner\'s email verified (reactivates lapsed API keys).',
     usage: 'workspace verify-email --owner-email E',
     flags: ['owner-email'],
     run: ({ accounts: a }, f) => a.verifyOwnerEmail(need(f, 'owner-email')),
   },
   'workspace get': {
+    summary: 'Shows a workspace and its application, without secrets.',
     usage: 'workspace get --api-key K',
     flags: ['api-key'],
     run: ({ accounts: a }, f) => a.getWorkspace(need(f, 'api-key')),
   },
   'auth-token create': {
+    summary: 'Creates another auth token for an application.',
     usage: 'auth-token create --api-key K [--name N]',
     flags: ['api-key', 'name'],
     run: ({ accounts: a }, f) => a.createAuthToken(need(f, 'api-key'), f.name),
   },
   'auth-token revoke': {
+    summary: 'Revokes an auth token.',
     usage: 'auth-token revoke --api-key K --auth-token T',
     flags: ['api-key', 'auth-token'],
     run: ({ accounts: a }, f) => a.revokeAuthToken(need(f, 'api-key'), need(f, 'auth-token')),
   },
   'ai-key set': {
+    summary: 'Stores an AI provider key for an application (sealed at rest).',
     usage: 'ai-key set --api-key K --provider openai|anthropic|gemini --key SECRET',
     flags: ['api-key', 'provider', 'key'],
     run: ({ accounts: a }, f) => a.setAiKey(need(f, 'api-key'), need(f, 'provider'), need(f, 'key')),
   },
   'feature set': {
+    summary: 'Turns a feature on or off for an application.',
     usage: 'feature set --api-key K --name advancedQueries|notifications --enabled true|false',
     flags: ['api-key', 'name', 'enabled'],
     run: ({ accounts: a }, f) => a.setFeature(need(f, 'api-key'), need(f, 'name'), bool(need(f, 'enabled'), 'enabled')),
   },
   'signing-key rotate': {
+    summary: 'Starts signing user tokens with a new key; the old one stays published until its tokens expire.',
     usage: 'signing-key rotate --api-key K',
     flags: ['api-key'],
     run: async ({ accounts, signingKeys }, f) => {
@@ -77,12 +89,47 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-const DB_COMMANDS: Record<string, { usage: string; run(databaseUrl: string): Promise<unknown> }> = {
-  'db migrate': { usage: 'db migrate', run: (url) => applyMigrations(url) },
-  'db status': { usage: 'db status', run: (url) => migrationStatus(url) },
+const DB_COMMANDS: Record<string, { summary: string; usage: string; run(databaseUrl: string): Promise<unknown> }> = {
+  'db migrate': { summary: 'Applies pending database migrations (the server also does this at start).', usage: 'db migrate', run: (url) => applyMigrations(url) },
+  'db status': { summary: 'Compares the applied migrations with the ones this version ships.', usage: 'db status', run: (url) => migrationStatus(url) },
 };
 
-export const USAGE = [...Object.values(COMMANDS), ...Object.values(DB_COMMANDS)].map((c) => `  ${c.usage}`).join('\n');
+const ALL_COMMANDS: Record<string, { summary: string; usage: string }> = { ...COMMANDS, ...DB_COMMANDS };
+
+export const USAGE = Object.values(ALL_COMMANDS).map((c) => `  ${c.usage}`).join('\n');
+
+const HELP = [
+  'usage: npm run --silent cli -- <command> [flags]',
+  '',
+  'Operator commands against the database of DATABASE_URL (see the README).',
+  'Each prints one JSON object on stdout; errors are one line on stderr.',
+  'Exit codes: 0 success, 1 failure, 2 bad arguments.',
+  '',
+  'commands:',
+  ...Object.values(ALL_COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`),
+  '',
+  '  help [command]   this text, or one command\'s',
+  '  --version        the server version',
+  '',
+].join('\n');
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** `--help`, `help [command]` and `--version` answer without touching the database or the environment. */
+function answerMeta(argv: string[]): CliResult | undefined {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v') return { code: 0, stdout: `${version()}\n`, stderr: '' };
+  if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) return { code: 0, stdout: HELP, stderr: '' };
+  if (first === 'help') {
+    const command = ALL_COMMANDS[rest.join(' ')];
+    if (!command) return { code: 2, stdout: '', stderr: `error: unknown command "${rest.join(' ')}"; commands:\n${USAGE}\n` };
+    return { code: 0, stdout: `usage: ${command.usage}\n${command.summary}\n`, stderr: '' };
+  }
+  if (argv.includes('--help') || argv.includes('-h')) return answerMeta(['help', ...argv.filter((a) => !a.startsWith('-')).slice(0, 2)]);
+  return undefined;
+}
 
 export interface CliResult {
   code: number;
@@ -92,6 +139,8 @@ export interface CliResult {
 
 /** Runs one CLI invocation; separated from process I/O so tests can call it in-process. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+  const meta = answerMeta(argv);
+  if (meta) return meta;
   try {
     const name = argv.slice(0, 2).join(' ');
     const config = loadConfig(env);
@@ -104,10 +153,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!command) throw new UsageError(argv.length === 0 ? `a command is required; commands:\n${USAGE}` : `unknown command "${name}"; commands:\n${USAGE}`);
     const flags = parseFlags(argv.slice(2), command);
 
-    const sealer = new Sealer(loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir }));
-    await applyMigrations(config.databaseUrl);
-    const database = await openDatabase(config.databaseUrl);
+    const { database } = await openMigratedDatabase(config.databaseUrl);
     try {
+      const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
       const accounts = createAccountsService({ repo: createAccountsRepo(database.db), uow: database.uow, sealer });
       const signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer });
       return success(await command.run({ accounts, signingKeys }, flags));
@@ -117,10 +165,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   } catch (error) {
     if (error instanceof UsageError) return { code: 2, stdout: '', stderr: `error: ${error.message}\n` };
     if (error instanceof AppError) return { code: 1, stdout: '', stderr: `error: ${error.status}: ${error.message}\n` };
-    const message = error instanceof Error ? error.message : String(error);
-    // Prisma puts the call site first and the cause last; the cause is what helps.
-    const line = message.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1) ?? 'unknown error';
-    return { code: 1, stdout: '', stderr: `error: ${line}\n` };
+    return { code: 1, stdout: '', stderr: `error: ${startupErrorLine(error)}\n` };
   }
 }
 

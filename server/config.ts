@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { DEFAULT_DATABASE_URL, providerOf, sqlitePath } from './db/adapter.js';
+import { DEFAULT_DATABASE_URL, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
 export interface Config {
@@ -16,6 +16,20 @@ export interface Config {
   /** Days an unverified owner email keeps its API keys working; null = forever. */
   unverifiedKeyGraceDays: number | null;
   rateLimits: RateLimitConfig;
+  http: HttpTimeouts;
+}
+
+/**
+ * Socket limits so slow or stalled clients cannot hold connections forever
+ * (see the README's Configuration table).
+ */
+export interface HttpTimeouts {
+  /** All request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
 }
 
 /** Requests per window for each named tier (see server/http/rate-limits.ts). */
@@ -39,11 +53,18 @@ export interface RateLimitConfig {
 
 export class ConfigError extends Error {}
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  const provider = providerOf(databaseUrl);
+  const provider = checkedProvider(databaseUrl);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const headersTimeoutMs = intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1);
   return {
-    port: intFrom(env, 'PORT', 8080, 0),
+    port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     dataDir: env.COLLAB_DATA_DIR || (provider === 'sqlite' ? dirname(sqlitePath(databaseUrl)) : './data'),
@@ -51,7 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1),
     allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     unverifiedKeyGraceDays: env.UNVERIFIED_KEY_GRACE_DAYS ? intFrom(env, 'UNVERIFIED_KEY_GRACE_DAYS', 0, 0) : null,
     rateLimits: {
       windowMs: 60_000,
@@ -60,13 +81,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       emailStatusPerEmail: intFrom(env, 'EMAIL_STATUS_LIMIT_PER_EMAIL', 10, 1),
       failedAuthPerIp: intFrom(env, 'AUTH_FAILURE_LIMIT_PER_IP', 300, 1),
     },
+    http: {
+      headersTimeoutMs,
+      // Node refuses a request timeout shorter than the headers timeout.
+      requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(60_000, headersTimeoutMs), headersTimeoutMs),
+      keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
+    },
   };
 }
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+/**
+ * The provider of a DATABASE_URL, refusing one that cannot work. Messages
+ * never repeat the URL: a PostgreSQL URL may hold a password.
+ */
+function checkedProvider(databaseUrl: string): Provider {
+  let provider: Provider;
+  try {
+    provider = providerOf(databaseUrl);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  if (provider === 'postgresql') {
+    let url: URL | undefined;
+    try {
+      url = new URL(databaseUrl);
+    } catch {
+      // Reported below.
+    }
+    if (!url || url.hostname === '' || url.pathname.length <= 1) {
+      throw new ConfigError('DATABASE_URL is not a valid PostgreSQL URL (expected postgresql://user:password@host:port/database; the value is not shown as it may hold a password)');
+    }
+  } else {
+    try {
+      sqlitePath(databaseUrl);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  }
+  return provider;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min} (got "${raw}")`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(`${name} must be an integer ${range} (got "${raw}")`);
+  }
   return value;
 }

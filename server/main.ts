@@ -1,11 +1,12 @@
-import pino from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './http/logging.js';
+import { startupErrorLine } from './lib/startup-error.js';
 import { startServer } from './server.js';
 
 /** `npm start`: read the environment, migrate, serve, and shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config.logLevel);
   const running = await startServer(config, { logger });
 
   let stopping = false;
@@ -35,7 +36,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
-  process.stderr.write(`collab-backend failed to start: ${message}\n`);
+  process.stderr.write(`collab-backend failed to start: ${startupErrorLine(error)}\n`);
   process.exit(1);
 });

@@ -1,14 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp, type AppDeps } from './app.js';
-import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
-import { applyMigrations } from './db/migrate.js';
-import { createSigningKeys, type ExpectedApplication, type UserTokenClaims } from './domains/permissions/signing-keys.js';
+import { ConfigError, type Config } from './config.js';
+import type { Database } from './db/client.js';
+import { openMigratedDatabase } from './db/startup.js';
+import { createSigningKeys, type ExpectedApplication, type SigningKeys, type UserTokenClaims } from './domains/permissions/signing-keys.js';
+import { answerClientError } from './http/client-error.js';
+import { createLogger } from './http/logging.js';
 import { connectRedis } from './http/redis-store.js';
-import { Sealer } from './lib/crypto.js';
-import { loadMasterKey } from './lib/master-key.js';
+import { openVerifiedSealer } from './lib/master-key.js';
 
 export interface RunningServer {
   url: string;
@@ -35,38 +36,62 @@ export interface StartOptions {
 
 /** Migrates, opens the database and listens: everything `npm start` does but signal handling. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
-  const sealer = new Sealer(loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir }));
-  const migrated = await applyMigrations(config.databaseUrl);
-  if (migrated.applied.length > 0) logger.info({ applied: migrated.applied }, 'database migrations applied');
-  const database = await openDatabase(config.databaseUrl);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer, now: options.overrides?.now });
-  const app = createApp({ config, db: database.db, uow: database.uow, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const { database, applied } = await openMigratedDatabase(config.databaseUrl);
+  if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+  let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  let server: Server | undefined;
+  let signingKeys: SigningKeys;
+  try {
+    const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer, now: options.overrides?.now });
+    const app = createApp({ config, db: database.db, uow: database.uow, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
 
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+    server = createServer(
+      {
+        headersTimeout: config.http.headersTimeoutMs,
+        requestTimeout: config.http.requestTimeoutMs,
+        keepAliveTimeout: config.http.keepAliveTimeoutMs,
+        // Node enforces the two timeouts above only at this interval (default 30 s).
+        connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+      },
+      app,
+    );
+    server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, logger));
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new ConfigError(`PORT ${config.port} on HOST ${config.host} cannot be listened on (${error.code ?? error.message})`)),
+      );
+      listening.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    // Nothing may outlive a failed start: an open handle would keep the process (or a test worker) alive.
+    await Promise.allSettled([database.close(), redis?.redis.quit()]);
+    server?.close();
+    throw error;
+  }
+  const http = server;
+  const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, provider: database.provider }, `listening on ${url}`);
+  // At info whatever LOG_LEVEL says: with PORT=0 this line is the only way to learn the port.
+  logger.child({}, { level: 'info' }).info({ url, provider: database.provider }, `listening on ${url}`);
 
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
     database,
-    server,
+    server: http,
     verifyUserToken: (token, expected) => signingKeys.verify(token, expected),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          http.close(() => resolve());
           // Idle keep-alive sockets would hold close() open; busy ones finish first.
-          server.closeIdleConnections();
+          http.closeIdleConnections();
         });
         await Promise.all([database.close(), redis?.redis.quit()]);
       })();

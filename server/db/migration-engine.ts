@@ -114,10 +114,29 @@ async function instantiateRuntime(): Promise<Runtime> {
   const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: WasmApi };
   const module = await wasmApi.compile(bytes);
   // The wasm imports its JS glue under the module name wasm-bindgen gave it.
-  const instance = await wasmApi.instantiate(module, { './schema_engine_bg.js': runtime });
+  const instance = await wasmApi.instantiate(module, { './schema_engine_bg.js': withUnrefTimers(runtime) });
   runtime.__wbg_set_wasm(instance.exports);
   (instance.exports['__wbindgen_start'] as () => void)();
   return runtime;
+}
+
+/**
+ * The engine arms 10-second timers (lock and statement timeouts) that it does
+ * not clear when freed; on PostgreSQL each one kept a finished CLI process
+ * alive for 10 s. Unref'd, they still fire while the engine's own connections
+ * keep the process running, and no longer hold it open after.
+ */
+function withUnrefTimers(runtime: Runtime): Record<string, unknown> {
+  const imports: Record<string, unknown> = { ...runtime };
+  for (const [name, value] of Object.entries(runtime)) {
+    if (!name.startsWith('__wbg_setTimeout') || typeof value !== 'function') continue;
+    imports[name] = (...args: unknown[]) => {
+      const timer = (value as (...a: unknown[]) => unknown)(...args);
+      (timer as { unref?: () => void } | null)?.unref?.();
+      return timer;
+    };
+  }
+  return imports;
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -99,6 +99,45 @@ describe('operator CLI', () => {
     const result = await runCli(['workspace', 'get', '--api-key', 'k'], { DATABASE_URL: 'mysql://x' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: DATABASE_URL must start with file:/);
+  });
+});
+
+describe('help and version', () => {
+  it('--help lists every command with what it does, without touching a database', async () => {
+    const help = await runCli(['--help'], { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' });
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    for (const command of ['workspace create --owner-email E', 'auth-token revoke', 'ai-key set', 'signing-key rotate', 'db migrate', 'db status']) {
+      expect(help.stdout).toContain(command);
+    }
+    expect((await runCli(['help'])).stdout).toBe(help.stdout);
+  });
+
+  it('help <command> and <command> --help show that command', async () => {
+    const one = await runCli(['help', 'auth-token', 'create']);
+    expect(one).toEqual({ code: 0, stdout: 'usage: auth-token create --api-key K [--name N]\nCreates another auth token for an application.\n', stderr: '' });
+    expect(await runCli(['auth-token', 'create', '--help'])).toEqual(one);
+    const unknown = await runCli(['help', 'nope']);
+    expect([unknown.code, unknown.stderr.split('\n')[0]]).toEqual([2, 'error: unknown command "nope"; commands:']);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
+describe('nothing outlives a CLI run', () => {
+  // A pool or timer left behind kept the process alive ~10 s after answering on PostgreSQL.
+  it('leaves no timer or database handle behind', async () => {
+    const count = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'TCPSocketWrap').length;
+    await json('db', 'status');
+    const before = count();
+    const ws = await json('workspace', 'create', '--owner-email', 'handles@example.com');
+    await json('db', 'migrate');
+    await json('workspace', 'get', '--api-key', ws.apiKey);
+    // A socket being closed by the server may linger a moment; a timer may not.
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(before);
   });
 });
 

@@ -24,7 +24,7 @@ function migrationNames(provider: 'sqlite' | 'postgresql'): string[] {
 
 describe('SQLite migrations', () => {
   const dir = mkdtempSync(join(tmpdir(), 'collab-migrations-'));
-  const url = `file:${join(dir, 'nested', 'test.db')}`;
+  const url = `file:${join(dir, 'test.db')}`;
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('applies every migration once, then nothing, and leaves a database the client can use', async () => {

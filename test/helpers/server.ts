@@ -1,9 +1,9 @@
-import pino from 'pino';
 import { createClient, type Client } from '../../sdk/index.js';
 import { loadConfig } from '../../server/config.js';
 import { runCli } from '../../server/cli.js';
 import { startServer, type RunningServer, type StartOptions } from '../../server/server.js';
 import { createTestDatabase } from './database.js';
+import { captureLogger, recordSecret, recordSecretsIn } from './log-capture.js';
 
 export interface TestServer {
   url: string;
@@ -38,7 +38,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     LOG_LEVEL: 'silent',
     ...env,
   };
-  const running = await startServer(loadConfig(fullEnv), { logger: pino({ level: 'silent' }), ...options });
+  const running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });
 
   // One CLI run at a time: in-process, two SQLite clients writing at once
   // would block each other on the one JS thread (separate processes do not).
@@ -48,6 +48,9 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     queue = run.catch(() => undefined);
     const result = await run;
     if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
+    recordSecretsIn(result.stdout);
+    const key = args.indexOf('--key');
+    if (args[0] === 'ai-key' && key >= 0) recordSecret('provider key', args[key + 1] ?? '');
     return JSON.parse(result.stdout) as T;
   };
 
@@ -57,7 +60,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     env: fullEnv,
     cli,
     workspace: (email) => cli<WorkspaceCredentials>('workspace', 'create', '--owner-email', email ?? `owner${process.pid}-${++counter}-${Date.now()}@example.com`),
-    client: (c) => createClient({ baseUrl: running.url, ...c }),
+    client: (c) => createClient({ baseUrl: running.url, ...c, fetch: recordingFetch }),
     async post(path, body, headers = {}) {
       const response = await fetch(`${running.url}${path}`, {
         method: 'POST',
@@ -65,6 +68,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await response.text();
+      recordSecretsIn(text);
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);
@@ -79,6 +83,13 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     },
   };
 }
+
+/** fetch that records the credentials and user tokens in each response for the log scan. */
+const recordingFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  recordSecretsIn(await response.clone().text());
+  return response;
+};
 
 /** The application headers of a workspace. */
 export function appHeaders(c: WorkspaceCredentials): Record<string, string> {

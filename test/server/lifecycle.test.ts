@@ -78,6 +78,6 @@ describe('npm start entry point', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('collab-backend failed to start: PORT must be an integer >= 0 (got "eighty")');
+    expect(stderr.trim()).toBe('collab-backend failed to start: PORT must be an integer from 0 to 65535 (got "eighty")');
   }, 60_000);
 });

@@ -1,0 +1,6 @@
+-- CreateTable
+CREATE TABLE "ServerMeta" (
+    "key" TEXT NOT NULL PRIMARY KEY,
+    "value" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanLogs } from './helpers/log-capture.js';
+
+/**
+ * Gives the run one directory for server logs and recorded credentials
+ * (workers inherit the variable), and at the end fails the run if any
+ * credential the suite created appears in any log line.
+ */
+export default function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'collab-test-logs-'));
+  process.env.COLLAB_TEST_LOG_DIR = dir;
+  return () => {
+    const result = scanLogs(dir);
+    const leaked = Object.entries(result.leaks).map(([kind, count]) => `${count} ${kind}(s)`);
+    console.log(`log scan: ${result.secrets} credentials checked against ${result.logLines} log lines (${result.requestLines} request lines)`);
+    const failure =
+      leaked.length > 0
+        ? // The directory is kept so the leak can be inspected.
+          `credentials appear in the server logs: ${leaked.join(', ')} (logs kept in ${dir})`
+        : result.secrets > 0 && result.requestLines === 0
+          ? `the server logs in ${dir} hold no request lines: the scan proved nothing`
+          : undefined;
+    if (failure) {
+      // vitest reports an error thrown here but still exits 0; the exit code is what CI reads.
+      process.exitCode = 1;
+      throw new Error(failure);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,70 @@
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+
+// Every test server logs to a file per worker process under one directory
+// made by test/global-setup.ts; every credential the suite creates is
+// recorded next to them; the teardown scans the logs for each one.
+
+const SECRETS_PREFIX = 'secrets-';
+const LOG_PREFIX = 'server-';
+
+export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT'] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+function logDir(): string | undefined {
+  return process.env.COLLAB_TEST_LOG_DIR;
+}
+
+/** The test server's logger: at debug, so every request line is written. */
+export function captureLogger(): Logger {
+  const dir = logDir();
+  if (!dir) return pino({ level: 'silent' });
+  return pino({ level: 'debug' }, pino.destination({ dest: join(dir, `${LOG_PREFIX}${process.pid}.log`), sync: true, append: true }));
+}
+
+export function recordSecret(kind: SecretKind, value: string): void {
+  const dir = logDir();
+  if (!dir || value === '' || value === '__redacted__') return;
+  appendFileSync(join(dir, `${SECRETS_PREFIX}${process.pid}.jsonl`), `${JSON.stringify({ kind, value })}\n`);
+}
+
+const FIELD_KINDS: Record<string, SecretKind> = { apiKey: 'API key', authToken: 'auth token', workspaceAuthToken: 'workspace auth token' };
+const JWT = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
+const FIELD = /"(apiKey|authToken|workspaceAuthToken)":"([^"]+)"/g;
+
+/** Records the credentials found in a CLI output or a response body. */
+export function recordSecretsIn(text: string): void {
+  for (const [, field, value] of text.matchAll(FIELD)) recordSecret(FIELD_KINDS[field!]!, value!);
+  for (const [token] of text.matchAll(JWT)) recordSecret('user JWT', token);
+}
+
+export interface ScanResult {
+  secrets: number;
+  logLines: number;
+  requestLines: number;
+  /** Kinds of secret found in a log, with how many of each; never the secrets themselves. */
+  leaks: Partial<Record<SecretKind, number>>;
+}
+
+/** Looks for every recorded secret in every captured log line. */
+export function scanLogs(dir: string): ScanResult {
+  const files = readdirSync(dir);
+  const secrets = new Map<string, SecretKind>();
+  for (const file of files.filter((f) => f.startsWith(SECRETS_PREFIX))) {
+    for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+      if (line === '') continue;
+      const { kind, value } = JSON.parse(line) as { kind: SecretKind; value: string };
+      secrets.set(value, kind);
+    }
+  }
+  const lines = files
+    .filter((f) => f.startsWith(LOG_PREFIX))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter((line) => line !== '');
+  const leaks: ScanResult['leaks'] = {};
+  for (const [value, kind] of secrets) {
+    if (lines.some((line) => line.includes(value))) leaks[kind] = (leaks[kind] ?? 0) + 1;
+  }
+  return { secrets: secrets.size, logLines: lines.length, requestLines: lines.filter((l) => l.includes('"request completed"')).length, leaks };
+}
