@@ -8,6 +8,9 @@ import { BODY_STRING_ERROR_TYPES } from './body-strings.js';
 
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
   const body: TErrorEnvelope = { error: details === undefined ? { message, status } : { message, status, details } };
+  // Answered before the body was read (bad credentials, unknown path, a limit): close the
+  // connection rather than wait to drain a body we refused, which could be slow or never end.
+  if (!res.req.complete && !res.headersSent) res.setHeader('connection', 'close');
   res.status(ERROR_STATUS_HTTP[status]).json(body);
 }
 

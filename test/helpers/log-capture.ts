@@ -23,9 +23,15 @@ export function captureLogger(): Logger {
   return pino({ level: 'debug' }, pino.destination({ dest: join(dir, `${LOG_PREFIX}${process.pid}.log`), sync: true, append: true }));
 }
 
+// Credentials the service issues are 30+ random characters. Shorter values are
+// test data, such as the hostile-input tests' IDs ("organization", "folders")
+// sent as a permission provider's auth token, which would "leak" by matching
+// ordinary paths in other files' logs.
+const MIN_SECRET_LENGTH = 16;
+
 export function recordSecret(kind: SecretKind, value: string): void {
   const dir = logDir();
-  if (!dir || value === '' || value === '__redacted__') return;
+  if (!dir || value.length < MIN_SECRET_LENGTH || value === '__redacted__') return;
   appendFileSync(join(dir, `${SECRETS_PREFIX}${process.pid}.jsonl`), `${JSON.stringify({ kind, value })}\n`);
 }
 

@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
+let credentials = '';
 beforeAll(async () => {
   // A short headers timeout so the slow-client case answers quickly.
   server = await startTestServer({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '300', HTTP_KEEP_ALIVE_TIMEOUT_MS: '200' });
+  const ws = await server.workspace();
+  credentials = `x-service-api-key: ${ws.apiKey}\r\nx-service-auth-token: ${ws.authToken}\r\n`;
 });
 afterAll(() => server?.close());
 
@@ -72,8 +75,19 @@ describe('server timeouts (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTT
   });
 
   it('a client that never finishes its body gets 408', async () => {
-    const res = await exchange(`${POST}Content-Length: 100\r\n\r\n{"data":`, true);
+    const res = await exchange(`${POST}${credentials}Content-Length: 100\r\n\r\n{"data":`, true);
     expect(res.status).toBe(408);
+  });
+
+  it('a request refused before its body is read gets one answer, and the connection closes', async () => {
+    const socket = await open();
+    const answer = readAll(socket);
+    socket.write(`${POST}Content-Length: 100\r\n\r\n{"data":`);
+    // Resolves only because the server closes the connection after the one 401.
+    const text = await answer;
+    expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(text).toMatch(/^HTTP\/1\.1 401/);
+    expect(text.toLowerCase()).toContain('connection: close');
   });
 
   it('an idle keep-alive connection is closed by the server', async () => {

@@ -37,6 +37,8 @@ export function profileFields(stored: string): Partial<Record<(typeof PROFILE_FI
   return fields;
 }
 
+/** The first character, whole: `[0]` would cut an emoji or other astral character into a lone surrogate. */
 function initialOf(text: string): string {
-  return (text.trim()[0] ?? '').toUpperCase();
+  const [first = ''] = text.trim();
+  return first.toUpperCase();
 }

@@ -77,6 +77,12 @@ describe('Add Users', () => {
     expect(seen.get('bulk-4')).toMatchObject({ name: 'bulk 4', accessRole: 'editor' });
   });
 
+  it('derives the initial from a whole first character, emoji included', async () => {
+    await client.users.addUsers({ organizationId: 'emoji-org', users: [{ userId: 'smile', name: '😀 smiley' }, { userId: 'eacute', name: 'élodie' }] });
+    const users = (await client.users.getUsers({ organizationId: 'emoji-org' })).data;
+    expect(Object.fromEntries(users.map((u) => [u.userId, u.initial]))).toEqual({ smile: '😀', eacute: 'É' });
+  });
+
   it('applies a user listed twice in order, as two calls would', async () => {
     await client.users.addUsers({
       organizationId: 'twice-org',
