@@ -62,7 +62,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const database = databaseFailure(err);
   if (database) {
-    req.log?.warn({ err }, 'database refused the operation');
+    // At error: P2028 also covers misuse of a closed transaction, which must not pass unseen as load.
+    req.log?.[database.status === 'NOT_FOUND' ? 'warn' : 'error']({ err }, 'database refused the operation');
     return sendError(res, database.status, database.message);
   }
   req.log?.error({ err }, 'unhandled error');

@@ -51,6 +51,8 @@ export interface ScanResult {
   requestLines: number;
   /** Kinds of secret found in a log, with how many of each; never the secrets themselves. */
   leaks: Partial<Record<SecretKind, number>>;
+  /** Kinds of which no value was recorded: the scan proved nothing about them. */
+  unrecorded: SecretKind[];
 }
 
 /** Looks for every recorded secret in every captured log line. */
@@ -72,5 +74,12 @@ export function scanLogs(dir: string): ScanResult {
   for (const [value, kind] of secrets) {
     if (lines.some((line) => line.includes(value))) leaks[kind] = (leaks[kind] ?? 0) + 1;
   }
-  return { secrets: secrets.size, logLines: lines.length, requestLines: lines.filter((l) => l.includes('"request completed"')).length, leaks };
+  const recorded = new Set(secrets.values());
+  return {
+    secrets: secrets.size,
+    logLines: lines.length,
+    requestLines: lines.filter((l) => l.includes('"request completed"')).length,
+    leaks,
+    unrecorded: SECRET_KINDS.filter((kind) => !recorded.has(kind)),
+  };
 }

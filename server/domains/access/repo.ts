@@ -1,5 +1,5 @@
 import { upsertMany } from '../../db/bulk.js';
-import type { Db } from '../../db/client.js';
+import { providerOfClient, type Db } from '../../db/client.js';
 import type { Cursor } from '../../lib/page-token.js';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
@@ -80,6 +80,17 @@ export function createAccessRepo(db: Db) {
         create: { apiKeyId, organizationId, id, name: id, folderId: null },
         update: {},
       }),
+
+    /**
+     * Holds the organization row until the unit of work ends, so structural
+     * changes of its folder tree (a move and its cycle check) take turns. On
+     * PostgreSQL a row lock; on SQLite the gate already runs transactions one
+     * at a time.
+     */
+    lockOrganization: async (apiKeyId: string, organizationId: string) => {
+      if (providerOfClient(db) !== 'postgresql') return;
+      await db.$queryRawUnsafe('SELECT 1 FROM "Organization" WHERE "apiKeyId" = $1 AND "id" = $2 FOR UPDATE', apiKeyId, organizationId);
+    },
 
     // ── folders ──
     findFolder: (apiKeyId: string, organizationId: string, id: string) =>

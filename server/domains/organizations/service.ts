@@ -134,18 +134,22 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     },
 
     async updateFolder(app: App, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
-      await folderOrThrow(app, input.organizationId, input.folderId);
-      let parentId: string | null | undefined;
-      if (input.parentFolderId !== undefined) {
-        parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
-        if (parentId !== null) {
-          const tree = folderTree(await repo.listFolders(app.apiKeyId, input.organizationId), app.apiKey);
-          const chain = [...tree.record(tree.byId.get(parentId)!, 0).ancestors, parentId];
-          if (chain.includes(input.folderId)) throw invalidArgument(`folder ${input.folderId} cannot move under itself or one of its subfolders`);
+      // The cycle check and the move together: two crossing moves must not both pass the check.
+      return uow.run(async () => {
+        await repo.lockOrganization(app.apiKeyId, input.organizationId);
+        await folderOrThrow(app, input.organizationId, input.folderId);
+        let parentId: string | null | undefined;
+        if (input.parentFolderId !== undefined) {
+          parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
+          if (parentId !== null) {
+            const tree = folderTree(await repo.listFolders(app.apiKeyId, input.organizationId), app.apiKey);
+            const chain = [...tree.record(tree.byId.get(parentId)!, 0).ancestors, parentId];
+            if (chain.includes(input.folderId)) throw invalidArgument(`folder ${input.folderId} cannot move under itself or one of its subfolders`);
+          }
         }
-      }
-      await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, { name: input.folderName, parentId });
-      return folderRecord(app, input.organizationId, input.folderId);
+        await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, { name: input.folderName, parentId });
+        return folderRecord(app, input.organizationId, input.folderId);
+      });
     },
 
     async deleteFolder(app: App, input: { organizationId: string; folderId: string }): Promise<void> {

@@ -9,7 +9,7 @@ import type { App } from '../organizations/service.js';
 import { answerKey, type PermissionProviderClient, type ProviderRequest } from '../permission-provider/client.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import { mergeUser } from '../users/profile.js';
-import type { SigningKeys, UserTokenClaims } from './signing-keys.js';
+import type { SigningKeys, UserTokenBody } from './signing-keys.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 type Maps = Required<TPermissionResult>;
@@ -242,7 +242,7 @@ export function createPermissionsService(deps: {
         });
       }
 
-      const claims: Omit<UserTokenClaims, 'app'> = {
+      const claims: UserTokenBody = {
         user: { userId: input.userId, ...properties, initial: user.initial, isAdmin: isAdmin ?? false },
         permissions: {
           resources: resources.map((r) => ({

@@ -33,13 +33,20 @@ export interface ExpectedApplication {
   audience: string;
 }
 
-export interface UserTokenClaims extends JWTPayload {
+/**
+ * What the caller of sign() decides: the user and their permissions. Kept apart
+ * from JWTPayload, whose index signature would let any object pass as claims.
+ */
+export interface UserTokenBody {
+  user: Record<string, unknown> & { userId: string; name: string; email: string; isAdmin: boolean };
+  permissions: { resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number }> };
+}
+
+export interface UserTokenClaims extends JWTPayload, UserTokenBody {
   /** The application that issued the token (its internal ID, not the API key). */
   app: string;
   /** applicationAudience() of that application's API key. */
   aud: string;
-  user: Record<string, unknown> & { userId: string; name: string; email: string; isAdmin: boolean };
-  permissions: { resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number }> };
 }
 
 /**
@@ -93,7 +100,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
   const stillPublished = () => ({ OR: [{ retiredAt: null }, { retiredAt: { gt: new Date(now().getTime() - USER_TOKEN_TTL_SECONDS * 1000) } }] });
 
   return {
-    async sign(apiKeyId: string, claims: Omit<UserTokenClaims, 'app' | 'aud'>, subject: string): Promise<string> {
+    async sign(apiKeyId: string, claims: UserTokenBody, subject: string): Promise<string> {
       const { kid, key, audience } = await activeKey(apiKeyId);
       const issuedAt = Math.floor(now().getTime() / 1000);
       return new SignJWT({ ...claims, app: apiKeyId })

@@ -54,18 +54,14 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
     level: Level,
   ): Promise<string | null> {
     const { organizationId } = input;
-    if (level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id))) {
-      if (!input.createDocument) return `document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`;
-      await repo.ensureOrganization(app.apiKeyId, organizationId);
-      await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
-    }
-    if (level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id))) {
-      if (!input.createFolder) return `folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`;
-      await repo.ensureOrganization(app.apiKeyId, organizationId);
-      await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
-    }
+    const missingDocument = level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id));
+    const missingFolder = level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id));
+    if (missingDocument && !input.createDocument) return `document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`;
+    if (missingFolder && !input.createFolder) return `folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`;
     // The spec: adding users to a nonexistent organization creates it.
     await repo.ensureOrganization(app.apiKeyId, organizationId);
+    if (missingDocument) await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
+    if (missingFolder) await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
     return null;
   }
 

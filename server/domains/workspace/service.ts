@@ -71,11 +71,12 @@ export function createWorkspaceConfigService(deps: {
       if (next.usePermissionProvider && next.permissionProviderUrl === '') {
         throw invalidArgument('data.permissionProviderConfig.permissionProviderUrl is required to turn the permission provider on');
       }
-      // Only a URL sent now is checked: a stored one was checked when it was set, and
-      // re-checking it would keep the provider from being turned off once its host
-      // stops resolving. Requests re-check at connect time anyway.
+      // Only a new URL is checked: the stored one was checked when it was set, and
+      // re-checking it (also when a client sends the whole config back unchanged)
+      // would keep the provider from being turned off once its host stops
+      // resolving. Requests re-check at connect time anyway.
       const sentUrl = update.permissionProviderConfig?.permissionProviderUrl?.trim();
-      if (sentUrl !== undefined && sentUrl !== '') {
+      if (sentUrl !== undefined && sentUrl !== '' && sentUrl !== stored?.permissionProviderUrl) {
         await assertAllowedUrl(sentUrl, { allowPrivate: deps.allowPrivateUrls, log: deps.log });
       }
       await repo.put(apiKeyId, 'permissionProvider', next);

@@ -97,3 +97,19 @@ describe('folder management', () => {
     await expectCollabError(client.organizations.deleteFolder({ organizationId: ORG, folderId: 'x' }), 'NOT_FOUND');
   });
 });
+
+describe('crossing folder moves', () => {
+  it('never both pass the cycle check: one moves, the other is INVALID_ARGUMENT', async () => {
+    for (let round = 0; round < 10; round++) {
+      const organizationId = `cross-${round}`;
+      await client.organizations.addFolder({ organizationId, folderId: 'x' });
+      await client.organizations.addFolder({ organizationId, folderId: 'y' });
+      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: { status?: string }) => e.status ?? String(e));
+      const outcomes = await Promise.all([
+        settle(client.organizations.updateFolder({ organizationId, folderId: 'x', parentFolderId: 'y' })),
+        settle(client.organizations.updateFolder({ organizationId, folderId: 'y', parentFolderId: 'x' })),
+      ]);
+      expect(outcomes.sort()).toEqual(['INVALID_ARGUMENT', 'ok']);
+    }
+  });
+});

@@ -152,7 +152,10 @@ describe('provider URLs that resolve to private addresses', () => {
       const c = createClient({ baseUrl: strict.url, ...creds });
       const off = await c.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
       expect(off.data).toMatchObject({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
-      // A URL sent in the request is still checked.
+      // Clients that send the whole config back, stored URL included, can turn it off too.
+      const resent = await c.workspace.updatePermissionProviderConfig({ usePermissionProvider: false, permissionProviderConfig: { permissionProviderUrl: 'http://127.0.0.1:9/x' } });
+      expect(resent.data.usePermissionProvider).toBe(false);
+      // A new URL sent in the request is still checked.
       await expectCollabError(
         c.workspace.updatePermissionProviderConfig({ permissionProviderConfig: { permissionProviderUrl: 'http://10.0.0.1/x' } }),
         'INVALID_ARGUMENT',
