@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { adminQuery } from '../helpers/database.js';
 import { scenarios, type BenchContext, type BenchRequest, type WorkspaceCredentials } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -103,15 +103,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 /** A new, empty database on the PostgreSQL server, dropped on shutdown. */
 async function freshPgDatabase(serverUrl: string): Promise<string> {
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(serverUrl, sql);
   const name = `collab_bench_${process.pid}_${Date.now()}`;
   await admin(`CREATE DATABASE "${name}"`);
   dropDatabase = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -35,7 +35,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function adminQuery(url: string, sql: string): Promise<void> {
+/** One statement on a PostgreSQL server's admin connection (CREATE/DROP DATABASE). */
+export async function adminQuery(url: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
