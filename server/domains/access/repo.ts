@@ -83,7 +83,8 @@ export function createAccessRepo(db: Db) {
 
     /**
      * Holds the organization row until the unit of work ends, so structural
-     * changes of its folder tree (a move and its cycle check) take turns. On
+     * changes of its folder tree (a move and its cycle check, deleting folders
+     * or the organization) take turns, always taking this row first. On
      * PostgreSQL a row lock; on SQLite the gate already runs transactions one
      * at a time.
      */

@@ -43,6 +43,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
 
   /** Deletes a folder and every folder below it, with their documents and grants; inside a unit of work. */
   async function deleteFolderTree(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
+    await repo.lockOrganization(app.apiKeyId, input.organizationId);
     await folderOrThrow(app, input.organizationId, input.folderId);
     const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
     // The folder and every folder below it.
@@ -95,6 +96,9 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
 
     async deleteOrganization(app: App, input: { organizationId: string }): Promise<void> {
       await uow.run(async () => {
+        // The organization row first, as every structural change takes it: in any other
+        // order a delete and a folder move lock each other's rows (a deadlock on PostgreSQL).
+        await repo.lockOrganization(app.apiKeyId, input.organizationId);
         await organizationOrThrow(app, input.organizationId);
         await repo.deleteOrganization(app.apiKeyId, input.organizationId);
       });
