@@ -6,22 +6,10 @@ import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
-import type { UnitOfWork } from './db/unit-of-work.js';
-import { createAccountsRepo } from './domains/accounts/repo.js';
-import { createFeatureGate } from './domains/accounts/features.js';
-import { createAccountsService } from './domains/accounts/service.js';
-import { createAccessRepo } from './domains/access/repo.js';
 import { organizationsRouter } from './domains/organizations/router.js';
-import { createOrganizationsService } from './domains/organizations/service.js';
-import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { permissionsRouter } from './domains/permissions/router.js';
-import { createPermissionsService } from './domains/permissions/service.js';
-import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
 import { usersRouter } from './domains/users/router.js';
-import { createUsersService } from './domains/users/service.js';
-import { createSettingsRepo } from './domains/workspace/repo.js';
 import { workspaceRouter } from './domains/workspace/router.js';
-import { createWorkspaceConfigService } from './domains/workspace/service.js';
 import { authenticate } from './http/authenticate.js';
 import { verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -29,48 +17,19 @@ import { matchOperation } from './http/operation.js';
 import { healthRoutes } from './http/health.js';
 import { httpLogger } from './http/logging.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
-import type { Sealer } from './lib/crypto.js';
-import { createPageTokens } from './lib/page-token.js';
+import type { Services } from './services.js';
 
 export interface AppDeps {
   config: Config;
   db: Db;
-  uow: UnitOfWork;
-  sealer: Sealer;
   logger: Logger;
+  services: Services;
   rateLimitStore?: StoreFactory;
-  now?: () => Date;
-  /** Shared with the real-time layer, which verifies the user tokens these keys sign. */
-  signingKeys?: SigningKeys;
 }
 
 /** The Express app with every operation of the contract mounted; no listen. */
 export function createApp(deps: AppDeps): Express {
-  const now = deps.now ?? (() => new Date());
-  const nowSeconds = () => Math.floor(now().getTime() / 1000);
-  const accountsRepo = createAccountsRepo(deps.db);
-  const accounts = createAccountsService({
-    repo: accountsRepo,
-    uow: deps.uow,
-    sealer: deps.sealer,
-    now: deps.now,
-    unverifiedKeyGraceDays: deps.config.unverifiedKeyGraceDays,
-  });
-  const provider = createPermissionProviderClient({ allowPrivateUrls: deps.config.allowPrivateUrls, log: deps.logger });
-  const workspaceConfig = createWorkspaceConfigService({
-    repo: createSettingsRepo(deps.db),
-    sealer: deps.sealer,
-    allowPrivateUrls: deps.config.allowPrivateUrls,
-    log: deps.logger,
-    onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
-  });
-  const accessRepo = createAccessRepo(deps.db);
-  const pageTokens = createPageTokens(deps.sealer.deriveKey('page-token'));
-  const signingKeys = deps.signingKeys ?? createSigningKeys({ db: deps.db, uow: deps.uow, sealer: deps.sealer, now });
-  const { uow } = deps;
-  const organizations = createOrganizationsService({ repo: accessRepo, uow, features: createFeatureGate(accountsRepo), pageTokens });
-  const users = createUsersService({ repo: accessRepo, uow, pageTokens, now });
-  const permissions = createPermissionsService({ repo: accessRepo, uow, config: workspaceConfig, provider, signingKeys, nowSeconds });
+  const { accounts, workspaceConfig, signingKeys, permissions, users, organizations } = deps.services;
 
   const app = express();
   app.disable('x-powered-by');

@@ -6,12 +6,12 @@ import { loadConfig } from './config.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
 import { repoRoot } from './db/migration-engine.js';
 import { openMigratedDatabase } from './db/startup.js';
-import { createAccountsRepo } from './domains/accounts/repo.js';
-import { createAccountsService, type AccountsService } from './domains/accounts/service.js';
-import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createLogger } from './http/logging.js';
+import { systemClock } from './lib/clock.js';
 import { AppError } from './lib/app-error.js';
 import { openVerifiedSealer } from './lib/master-key.js';
 import { startupErrorLine } from './lib/startup-error.js';
+import { createServices, type Services } from './services.js';
 
 /**
  * The operator CLI (the "administrative console" of the specification).
@@ -22,11 +22,6 @@ import { startupErrorLine } from './lib/startup-error.js';
 class UsageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
-
-interface Services {
-  accounts: AccountsService;
-  signingKeys: SigningKeys;
-}
 
 interface Command {
   summary: string;
@@ -156,9 +151,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const { database } = await openMigratedDatabase(config.databaseUrl);
     try {
       const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
-      const accounts = createAccountsService({ repo: createAccountsRepo(database.db), uow: database.uow, sealer });
-      const signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer });
-      return success(await command.run({ accounts, signingKeys }, flags));
+      // Diagnostics only to stderr: stdout carries the one JSON answer.
+      const logger = createLogger('silent');
+      const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock });
+      return success(await command.run(services, flags));
     } finally {
       await database.close();
     }

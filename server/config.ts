@@ -17,6 +17,12 @@ export interface Config {
   unverifiedKeyGraceDays: number | null;
   rateLimits: RateLimitConfig;
   http: HttpTimeouts;
+  /**
+   * How often this process's job worker looks for due jobs (it also wakes at
+   * once when a request enqueues one). 0 turns the in-process worker off: for
+   * tests, which drive jobs themselves, or for processes that only serve HTTP.
+   */
+  jobPollMs: number;
 }
 
 /**
@@ -87,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(60_000, headersTimeoutMs), headersTimeoutMs),
       keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
     },
+    jobPollMs: intFrom(env, 'JOB_POLL_INTERVAL_MS', 1000, 0),
   };
 }
 

@@ -5,17 +5,21 @@ import { createApp, type AppDeps } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import type { Database } from './db/client.js';
 import { openMigratedDatabase } from './db/startup.js';
-import { createSigningKeys, type ExpectedApplication, type SigningKeys, type UserTokenClaims } from './domains/permissions/signing-keys.js';
+import type { ExpectedApplication, UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { answerClientError } from './http/client-error.js';
 import { createLogger } from './http/logging.js';
 import { connectRedis } from './http/redis-store.js';
+import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
+import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
   url: string;
   port: number;
   database: Database;
   server: Server;
+  /** The services behind the HTTP app: tests drive jobs (`services.jobs.runDue()`) and read state through them. */
+  services: Services;
   /**
    * Verifies a user token from Generate Token for one application (signature
    * by a published key of that application, `aud`, 48-hour expiry) and
@@ -30,23 +34,25 @@ export interface RunningServer {
 
 export interface StartOptions {
   logger?: Logger;
-  /** Test seams: a fixed clock, a shared rate-limit store. */
-  overrides?: Partial<Pick<AppDeps, 'now' | 'rateLimitStore'>>;
+  /** Test seams: a clock the test moves, a shared rate-limit store. */
+  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore'] };
 }
 
 /** Migrates, opens the database and listens: everything `npm start` does but signal handling. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const { database, applied } = await openMigratedDatabase(config.databaseUrl);
+  const { database, applied } = await openMigratedDatabase(config.databaseUrl, {
+    onEffectError: (error) => logger.error({ err: error }, 'after-commit effect failed'),
+  });
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   let server: Server | undefined;
-  let signingKeys: SigningKeys;
+  let services: Services;
   try {
     const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    signingKeys = createSigningKeys({ db: database.db, uow: database.uow, sealer, now: options.overrides?.now });
-    const app = createApp({ config, db: database.db, uow: database.uow, sealer, logger, signingKeys, rateLimitStore: redis?.storeFor, ...options.overrides });
+    services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: options.overrides?.clock ?? systemClock });
+    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor });
 
     server = createServer(
       {
@@ -73,6 +79,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   const http = server;
+  const ready = services;
+  ready.jobs.start();
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -85,7 +93,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     port,
     database,
     server: http,
-    verifyUserToken: (token, expected) => signingKeys.verify(token, expected),
+    services: ready,
+    verifyUserToken: (token, expected) => ready.signingKeys.verify(token, expected),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -93,6 +102,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           // Idle keep-alive sockets would hold close() open; busy ones finish first.
           http.closeIdleConnections();
         });
+        // The running job finishes (or its lease lapses and another process resumes it).
+        await ready.jobs.stop();
         await Promise.all([database.close(), redis?.redis.quit()]);
       })();
       return closing;

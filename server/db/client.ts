@@ -26,7 +26,12 @@ export function providerOfClient(db: Db): Provider {
   return provider;
 }
 
-export async function openDatabase(databaseUrl: string): Promise<Database> {
+export interface OpenOptions {
+  /** Where a failing after-commit effect is reported (see UnitOfWork.afterCommit); default: a process warning. */
+  onEffectError?: (error: unknown) => void;
+}
+
+export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
   const adapter = adapterFactoryFor(databaseUrl);
   const root =
@@ -41,7 +46,10 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
     await root.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
     await root.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
-  const { db, uow } = transactional(root);
+  const { db, uow } = transactional(
+    root,
+    options.onEffectError ?? ((error) => process.emitWarning(`after-commit effect failed: ${error instanceof Error ? error.message : String(error)}`)),
+  );
   providers.set(db, provider);
   return { db, uow, provider, close: () => root.$disconnect() };
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.js';
 import { blameVariable } from '../lib/startup-error.js';
-import { openDatabase, type Database } from './client.js';
+import { openDatabase, type Database, type OpenOptions } from './client.js';
 import { applyMigrations } from './migrate.js';
 
 /**
@@ -8,7 +8,7 @@ import { applyMigrations } from './migrate.js';
  * the database. A failure names DATABASE_URL in one line without repeating
  * the URL (it may hold a password).
  */
-export async function openMigratedDatabase(databaseUrl: string): Promise<{ database: Database; applied: string[] }> {
+export async function openMigratedDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<{ database: Database; applied: string[] }> {
   let applied: string[];
   try {
     applied = (await applyMigrations(databaseUrl)).applied;
@@ -16,7 +16,7 @@ export async function openMigratedDatabase(databaseUrl: string): Promise<{ datab
     throw error instanceof ConfigError ? error : blameVariable('DATABASE_URL', error, databaseUrl);
   }
   try {
-    return { database: await openDatabase(databaseUrl), applied };
+    return { database: await openDatabase(databaseUrl, options), applied };
   } catch (error) {
     throw blameVariable('DATABASE_URL', error, databaseUrl);
   }

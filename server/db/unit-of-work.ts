@@ -21,11 +21,20 @@ export interface UnitOfWork {
   run<T>(work: () => Promise<T>): Promise<T>;
   /** Whether the caller runs inside a unit of work (for repos that must not write outside one). */
   active(): boolean;
+  /**
+   * Runs `effect` once the current unit of work has committed (never when it
+   * rolls back); outside a unit of work, at once. For what must not happen
+   * before the data is visible: waking the job worker, pushing to sockets.
+   * Effects run in order; a failing one is reported to `onEffectError` and
+   * does not stop the others.
+   */
+  afterCommit(effect: () => void | Promise<void>): void;
 }
 
 interface Ambient {
   root: Db;
   tx: TransactionClient;
+  effects: (() => void | Promise<void>)[];
 }
 
 const ambient = new AsyncLocalStorage<Ambient>();
@@ -35,7 +44,7 @@ const ambient = new AsyncLocalStorage<Ambient>();
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
 
 /** The client repos use (bound to the ambient transaction when there is one) and its unit of work. */
-export function transactional(root: Db): { db: Db; uow: UnitOfWork } {
+export function transactional(root: Db, onEffectError: (error: unknown) => void = () => undefined): { db: Db; uow: UnitOfWork } {
   const current = (): Db => {
     const store = ambient.getStore();
     return store !== undefined && store.root === root ? (store.tx as Db) : root;
@@ -47,12 +56,30 @@ export function transactional(root: Db): { db: Db; uow: UnitOfWork } {
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(client) : value;
     },
   });
+  const runEffects = async (effects: Ambient['effects']) => {
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (error) {
+        onEffectError(error);
+      }
+    }
+  };
   const uow: UnitOfWork = {
-    run(work) {
+    async run(work) {
       if (uow.active()) return work();
-      return root.$transaction((tx) => ambient.run({ root, tx }, work), TRANSACTION_OPTIONS);
+      const effects: Ambient['effects'] = [];
+      const result = await root.$transaction((tx) => ambient.run({ root, tx, effects }, work), TRANSACTION_OPTIONS);
+      // Outside the ambient store: an effect that opens a unit of work gets its own.
+      await ambient.exit(() => runEffects(effects));
+      return result;
     },
     active: () => ambient.getStore()?.root === root,
+    afterCommit(effect) {
+      const store = ambient.getStore();
+      if (store?.root === root) store.effects.push(effect);
+      else void runEffects([effect]);
+    },
   };
   return { db, uow };
 }

@@ -36,6 +36,8 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     DATABASE_URL: database.url,
     COLLAB_DATA_DIR: database.dataDir,
     LOG_LEVEL: 'silent',
+    // Tests run due jobs themselves (running.services.jobs.runDue()), so nothing races them.
+    JOB_POLL_INTERVAL_MS: '0',
     ...env,
   };
   const running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });

@@ -56,12 +56,10 @@ export function createAccessRepo(db: Db) {
     updateOrganization: (apiKeyId: string, id: string, data: { name?: string; disabled?: boolean }) =>
       db.organization.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
 
+    /** The organization's structure; what it owns (documents, grants, content) goes through the owned-data registry. */
     deleteOrganization: async (apiKeyId: string, organizationId: string) => {
       const where = { apiKeyId, organizationId };
-      await db.grant.deleteMany({ where });
-      await db.userGroupMember.deleteMany({ where });
       await db.userGroup.deleteMany({ where });
-      await db.document.deleteMany({ where });
       await db.folder.deleteMany({ where });
       await db.organization.deleteMany({ where: { apiKeyId, id: organizationId } });
     },
@@ -110,14 +108,15 @@ export function createAccessRepo(db: Db) {
       data: { name?: string; parentId?: string | null; accessType?: string; inheritAccessFromParent?: boolean },
     ) => db.folder.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
 
-    /** Deletes folders, the documents directly in them, and every grant on either. */
-    deleteFolders: async (apiKeyId: string, organizationId: string, folderIds: string[]) => {
+    /**
+     * Deletes folders and the grants on them; returns the IDs of the documents
+     * directly in them, which the caller deletes through the owned-data registry.
+     */
+    deleteFolders: async (apiKeyId: string, organizationId: string, folderIds: string[]): Promise<string[]> => {
       const documents = await db.document.findMany({ where: { apiKeyId, organizationId, folderId: { in: folderIds } }, select: { id: true } });
-      const documentIds = documents.map((d) => d.id);
       await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'folder', resourceId: { in: folderIds } } });
-      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: { in: documentIds } } });
-      await db.document.deleteMany({ where: { apiKeyId, organizationId, id: { in: documentIds } } });
       await db.folder.deleteMany({ where: { apiKeyId, organizationId, id: { in: folderIds } } });
+      return documents.map((d) => d.id);
     },
 
     // ── documents ──
@@ -145,10 +144,6 @@ export function createAccessRepo(db: Db) {
     updateDocument: (apiKeyId: string, organizationId: string, id: string, data: { name?: string; folderId?: string | null; accessType?: string; disabled?: boolean }) =>
       db.document.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
 
-    deleteDocument: async (apiKeyId: string, organizationId: string, id: string) => {
-      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: id } });
-      await db.document.deleteMany({ where: { apiKeyId, organizationId, id } });
-    },
 
     // ── users ──
     findUsers: (apiKeyId: string, ids: string[]) => db.user.findMany({ where: { apiKeyId, id: { in: ids } } }),

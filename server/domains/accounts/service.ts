@@ -118,7 +118,7 @@ export function createAccountsService(deps: AccountsDeps) {
 
     async createAuthToken(apiKey: string, name?: string) {
       const key = await apiKeyOrThrow(apiKey);
-      const { token, row } = newAuthToken(key.id, name ?? `token-${Date.now()}`);
+      const { token, row } = newAuthToken(key.id, name ?? `token-${now().getTime()}`);
       await repo.createAuthToken(row);
       return { authToken: token };
     },

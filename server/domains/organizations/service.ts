@@ -6,6 +6,7 @@ import type { FeatureGate } from '../accounts/features.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo } from '../access/repo.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { OwnedDataRegistry } from '../../platform/owned-data.js';
 import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 
 const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
@@ -16,8 +17,8 @@ export interface App {
   apiKey: string;
 }
 
-export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOfWork; features: FeatureGate; pageTokens: PageTokens }) {
-  const { repo, uow, features, pageTokens } = deps;
+export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOfWork; features: FeatureGate; pageTokens: PageTokens; owned: OwnedDataRegistry }) {
+  const { repo, uow, features, pageTokens, owned } = deps;
 
   const find = createAccessLookups(repo);
   const organizationOrThrow = (app: App, organizationId: string) => find.organization(app.apiKeyId, organizationId);
@@ -57,7 +58,8 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
         }
       }
     }
-    await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
+    const documentIds = await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
+    await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds });
   }
 
   async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
@@ -100,6 +102,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
         // order a delete and a folder move lock each other's rows (a deadlock on PostgreSQL).
         await repo.lockOrganization(app.apiKeyId, input.organizationId);
         await organizationOrThrow(app, input.organizationId);
+        await owned.deleteOrganization({ apiKeyId: app.apiKeyId, organizationId: input.organizationId });
         await repo.deleteOrganization(app.apiKeyId, input.organizationId);
       });
     },
@@ -221,7 +224,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     async deleteDocument(app: App, input: { organizationId: string; documentId: string }): Promise<void> {
       await uow.run(async () => {
         await documentOrThrow(app, input.organizationId, input.documentId);
-        await repo.deleteDocument(app.apiKeyId, input.organizationId, input.documentId);
+        await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds: [input.documentId] });
       });
     },
 

@@ -77,7 +77,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
 
   async function activeKey(apiKeyId: string) {
     const cached = active.get(apiKeyId);
-    if (cached && Date.now() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
+    if (cached && now().getTime() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
     const app = await db.apiKey.findUnique({ where: { id: apiKeyId }, select: { keyDigest: true } });
     if (!app) throw new Error(`no application ${apiKeyId}`);
     const row = await db.signingKey.findFirst({ where: { apiKeyId, retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
@@ -85,7 +85,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
       ? { kid: row.kid, key: (await importJWK(JSON.parse(sealer.open(row.privateJwkSealed)) as JWK, ALG)) as KeyLike }
       : await createKey(apiKeyId);
     // The stored digest is applicationAudience(apiKey): the raw key is never at hand here.
-    const entry = { ...loaded, audience: app.keyDigest, loadedAt: Date.now() };
+    const entry = { ...loaded, audience: app.keyDigest, loadedAt: now().getTime() };
     active.set(apiKeyId, entry);
     return entry;
   }

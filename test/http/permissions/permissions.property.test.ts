@@ -366,7 +366,7 @@ describe('temporary grants', () => {
 
   it('a temporary grant lapses when the (fake) clock passes expiresAt, with no job running', async () => {
     let fakeMs = Date.now();
-    const clocked = await startTestServer({}, { overrides: { now: () => new Date(fakeMs) } });
+    const clocked = await startTestServer({}, { overrides: { clock: { now: () => new Date(fakeMs), nowMs: () => fakeMs } } });
     try {
       const c = clocked.client(await clocked.workspace());
       const organizationId = 'temp-lapse';

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ZActivity } from './activities/schemas.js';
+import { ZComment, ZCommentAnnotation, ZReaction } from './comments/schemas.js';
+import { ZUserRef } from './common/content.js';
+import { ZRecording } from './recordings/schemas.js';
+
+/**
+ * Every domain event type and the shape of its payload. Activity action types
+ * and webhook event types use these names; a payload is parsed through its
+ * schema when it is published, so projections and webhook receivers get
+ * exactly this shape.
+ */
+const annotation = { annotation: ZCommentAnnotation };
+const onComment = { ...annotation, comment: ZComment };
+
+export const EVENT_PAYLOADS = {
+  'comment_annotation.add': z.object(annotation),
+  'comment_annotation.status_change': z.object({ ...annotation, previousStatus: z.string(), status: z.string() }),
+  'comment_annotation.assign': z.object({ ...annotation, previousAssignee: ZUserRef.nullable(), assignedTo: ZUserRef.nullable() }),
+  'comment_annotation.priority_change': z.object({ ...annotation, previousPriority: z.string().nullable(), priority: z.string().nullable() }),
+  'comment_annotation.delete': z.object(annotation),
+  'comment.add': z.object(onComment),
+  'comment.update': z.object({ ...onComment, previousCommentText: z.string() }),
+  'comment.delete': z.object(onComment),
+  'comment.reaction_add': z.object({ ...onComment, reaction: ZReaction }),
+  'comment.reaction_delete': z.object({ ...onComment, reaction: ZReaction }),
+  'recorder.done': z.object({ recording: ZRecording }),
+  'activity.add': z.object({ activity: ZActivity }),
+} as const;
+
+export type EventType = keyof typeof EVENT_PAYLOADS;
+export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+
+export function isEventType(value: string): value is EventType {
+  return Object.prototype.hasOwnProperty.call(EVENT_PAYLOADS, value);
+}

@@ -1,0 +1,264 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { providerOfClient, type Db } from '../db/client.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
+import type { Clock } from '../lib/clock.js';
+import type { Ids } from '../lib/ids.js';
+
+/**
+ * Durable jobs on the application database (SQLite or PostgreSQL alike).
+ *
+ * - Enqueued inside the unit of work of the change that asks for them, so a
+ *   rolled-back change leaves no job and a committed one never loses its job.
+ * - Claimed with one conditional UPDATE that sets a lease (`FOR UPDATE SKIP
+ *   LOCKED` on PostgreSQL): of two processes racing for a job, one updates a
+ *   row and the other none, so a job never runs twice at the same time.
+ * - A job whose worker died (crash, deploy) keeps its lease until it runs
+ *   out, then any worker claims it again: work resumes after a restart.
+ *   Handlers must therefore be idempotent (safe to run again after a partial run).
+ * - A failure is retried with backoff until `maxAttempts`, then the job is
+ *   `failed` with the last error as its reason.
+ * - Tests call `runDue()` and move a test clock; nothing sleeps.
+ */
+
+export type JobState = 'pending' | 'running' | 'completed' | 'failed';
+
+export interface JobDef<P> {
+  kind: string;
+  payload: z.ZodType<P>;
+  /** Prefix of the job's ID (it is what callers see, e.g. a migrationId). */
+  idPrefix?: string;
+  /** How long a claim lasts without a heartbeat; the worker renews it while the job runs. Default 60 s. */
+  leaseMs?: number;
+  /** Runs in total before the job fails for good. Default 8. */
+  maxAttempts?: number;
+  /** Delay before the next try after `attempt` failed tries. Default: 1 s doubling, at most 5 min. */
+  retryIn?(attempt: number): number;
+  /** Returns the job's result (stored as JSON). Throw to fail this attempt. */
+  run(job: RunningJob<P>): Promise<unknown>;
+}
+
+export interface RunningJob<P> {
+  id: string;
+  payload: P;
+  attempt: number;
+  /** Aborted when the lease was lost (another worker may now run the job): stop as soon as possible. */
+  signal: AbortSignal;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  apiKeyId: string | null;
+  state: JobState;
+  attempts: number;
+  runAt: number;
+  lastError: string | null;
+  result: unknown;
+  payload: unknown;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export interface EnqueueOptions {
+  apiKeyId?: string;
+  /** Unix ms; default now. */
+  runAt?: number;
+  /** Idempotency key: enqueueing again with the same key returns the first job's ID. */
+  key?: string;
+}
+
+export interface Jobs {
+  define<P>(def: JobDef<P>): JobDef<P>;
+  enqueue<P>(def: JobDef<P>, payload: P, options?: EnqueueOptions): Promise<string>;
+  get(id: string): Promise<JobRecord | null>;
+  /** Claims and runs due jobs one after another until none is due (or `limit` ran); returns how many ran. */
+  runDue(limit?: number): Promise<number>;
+  /** Polls every `pollMs` and right after a unit of work enqueued a job. */
+  start(): void;
+  /** Stops polling and waits for the running job to finish. */
+  stop(): Promise<void>;
+}
+
+interface ClaimedRow {
+  id: string;
+  kind: string;
+  payload: string;
+  attempts: number | bigint;
+}
+
+const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_MAX_ATTEMPTS = 8;
+const defaultRetryIn = (attempt: number) => Math.min(1000 * 2 ** (attempt - 1), 300_000);
+/** Error text kept on a job: enough to diagnose, never a whole stack or payload. */
+const MAX_ERROR_CHARS = 500;
+
+export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clock; log: Logger; pollMs: number }): Jobs {
+  const { db, clock } = deps;
+  const owner = `worker_${randomBytes(8).toString('hex')}`;
+  const defs = new Map<string, JobDef<unknown>>();
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+  let draining: Promise<number> | undefined;
+
+  async function claim(): Promise<ClaimedRow | null> {
+    const kinds = [...defs.keys()];
+    if (kinds.length === 0) return null;
+    const now = clock.nowMs();
+    const lease = now + DEFAULT_LEASE_MS; // renewed to the kind's own lease right after the claim
+    const postgres = providerOfClient(db) === 'postgresql';
+    const params: unknown[] = [];
+    const bind = (value: unknown) => {
+      params.push(value);
+      return postgres ? `$${params.length}` : '?';
+    };
+    // One statement: of two racing workers one updates the row, the other zero rows.
+    const sql = `UPDATE "Job" SET "state" = 'running', "leaseOwner" = ${bind(owner)}, "leaseUntil" = ${bind(lease)}, "attempts" = "attempts" + 1, "updatedAt" = ${bind(now)}
+      WHERE "id" = (SELECT "id" FROM "Job" WHERE "state" IN ('pending', 'running') AND "runAt" <= ${bind(now)} AND COALESCE("leaseUntil", 0) < ${bind(now)}
+        AND "kind" IN (${kinds.map(bind).join(', ')}) ORDER BY "runAt", "id" LIMIT 1${postgres ? ' FOR UPDATE SKIP LOCKED' : ''})
+      AND "state" IN ('pending', 'running') AND COALESCE("leaseUntil", 0) < ${bind(now)}
+      RETURNING "id", "kind", "payload", "attempts"`;
+    const rows = await db.$queryRawUnsafe<ClaimedRow[]>(sql, ...params);
+    return rows[0] ?? null;
+  }
+
+  async function runOne(row: ClaimedRow): Promise<void> {
+    const def = defs.get(row.kind);
+    if (def === undefined) return;
+    const leaseMs = def.leaseMs ?? DEFAULT_LEASE_MS;
+    const attempt = Number(row.attempts);
+    const controller = new AbortController();
+    const renew = async () => {
+      const { count } = await db.job.updateMany({
+        where: { id: row.id, leaseOwner: owner },
+        data: { leaseUntil: BigInt(clock.nowMs() + leaseMs), updatedAt: BigInt(clock.nowMs()) },
+      });
+      if (count === 0) controller.abort(new Error('lease lost'));
+    };
+    await renew();
+    const heartbeat = setInterval(() => void renew().catch(() => undefined), Math.max(1000, Math.floor(leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      const payload = def.payload.parse(JSON.parse(row.payload));
+      const result = await def.run({ id: row.id, payload, attempt, signal: controller.signal });
+      const at = BigInt(clock.nowMs());
+      await db.job.updateMany({
+        where: { id: row.id, leaseOwner: owner },
+        data: { state: 'completed', leaseOwner: null, leaseUntil: null, result: JSON.stringify(result ?? null), lastError: null, finishedAt: at, updatedAt: at },
+      });
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_CHARS);
+      const maxAttempts = def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+      const now = clock.nowMs();
+      const giveUp = attempt >= maxAttempts;
+      deps.log.warn({ jobId: row.id, kind: row.kind, attempt, giveUp, err: message }, 'job attempt failed');
+      await db.job.updateMany({
+        where: { id: row.id, leaseOwner: owner },
+        data: giveUp
+          ? { state: 'failed', leaseOwner: null, leaseUntil: null, lastError: message, finishedAt: BigInt(now), updatedAt: BigInt(now) }
+          : { state: 'pending', leaseOwner: null, leaseUntil: null, lastError: message, runAt: BigInt(now + (def.retryIn ?? defaultRetryIn)(attempt)), updatedAt: BigInt(now) },
+      });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function drain(limit: number): Promise<number> {
+    let ran = 0;
+    while (ran < limit) {
+      const row = await claim();
+      if (row === null) break;
+      await runOne(row);
+      ran += 1;
+    }
+    return ran;
+  }
+
+  function schedule(delay: number) {
+    if (!started || deps.pollMs <= 0) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      jobs.runDue().then(
+        () => schedule(deps.pollMs),
+        (error: unknown) => {
+          deps.log.error({ err: error }, 'job worker poll failed');
+          schedule(deps.pollMs);
+        },
+      );
+    }, delay);
+    timer.unref();
+  }
+
+  const jobs: Jobs = {
+    define(def) {
+      if (defs.has(def.kind)) throw new Error(`job kind ${def.kind} is defined twice`);
+      defs.set(def.kind, def as JobDef<unknown>);
+      return def;
+    },
+
+    async enqueue(def, payload, options = {}) {
+      if (!defs.has(def.kind)) throw new Error(`job kind ${def.kind} is not defined`);
+      const now = clock.nowMs();
+      const data = {
+        id: deps.ids.next(def.idPrefix ?? 'job'),
+        kind: def.kind,
+        apiKeyId: options.apiKeyId ?? null,
+        key: options.key ?? null,
+        payload: JSON.stringify(def.payload.parse(payload)),
+        state: 'pending',
+        runAt: BigInt(options.runAt ?? now),
+        createdAt: BigInt(now),
+        updatedAt: BigInt(now),
+      };
+      const row =
+        options.key === undefined
+          ? await db.job.create({ data, select: { id: true } })
+          : await db.job.upsert({ where: { key: options.key }, create: data, update: {}, select: { id: true } });
+      deps.uow.afterCommit(() => schedule(0));
+      return row.id;
+    },
+
+    async get(id) {
+      const row = await db.job.findUnique({ where: { id } });
+      if (row === null) return null;
+      return {
+        id: row.id,
+        kind: row.kind,
+        apiKeyId: row.apiKeyId,
+        state: row.state as JobState,
+        attempts: row.attempts,
+        runAt: Number(row.runAt),
+        lastError: row.lastError,
+        result: row.result === null ? null : (JSON.parse(row.result) as unknown),
+        payload: JSON.parse(row.payload) as unknown,
+        createdAt: Number(row.createdAt),
+        updatedAt: Number(row.updatedAt),
+        finishedAt: row.finishedAt === null ? null : Number(row.finishedAt),
+      };
+    },
+
+    runDue(limit = Number.POSITIVE_INFINITY) {
+      // One drain at a time per process; a second caller waits for it and then drains what is left.
+      const previous = draining ?? Promise.resolve(0);
+      const next = previous.catch(() => 0).then(() => drain(limit));
+      draining = next;
+      return next.finally(() => {
+        if (draining === next) draining = undefined;
+      });
+    },
+
+    start() {
+      started = true;
+      schedule(0);
+    },
+
+    async stop() {
+      started = false;
+      clearTimeout(timer);
+      await draining?.catch(() => undefined);
+    },
+  };
+  return jobs;
+}

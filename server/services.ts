@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { UnitOfWork } from './db/unit-of-work.js';
+import { createFeatureGate } from './domains/accounts/features.js';
+import { createAccountsRepo } from './domains/accounts/repo.js';
+import { createAccountsService } from './domains/accounts/service.js';
+import { accessOwnedData } from './domains/access/owned-data.js';
+import { createAccessRepo } from './domains/access/repo.js';
+import { createOrganizationsService } from './domains/organizations/service.js';
+import { createPermissionProviderClient } from './domains/permission-provider/client.js';
+import { createPermissionsService } from './domains/permissions/service.js';
+import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createUsersService } from './domains/users/service.js';
+import { createSettingsRepo } from './domains/workspace/repo.js';
+import { createWorkspaceConfigService } from './domains/workspace/service.js';
+import { nowSeconds, type Clock } from './lib/clock.js';
+import type { Sealer } from './lib/crypto.js';
+import { createIds } from './lib/ids.js';
+import { createPageTokens } from './lib/page-token.js';
+import { createEventBus } from './platform/events.js';
+import { eventsOwnedData } from './platform/events-owned-data.js';
+import { createJobs } from './platform/jobs.js';
+import { createOwnedDataRegistry } from './platform/owned-data.js';
+
+/** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
+export interface CoreDeps {
+  config: Config;
+  db: Db;
+  uow: UnitOfWork;
+  sealer: Sealer;
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * The one composition root: every repo, service, the event bus, the job
+ * queue and the owned-data registry, wired once. The HTTP app, the CLI and
+ * the real-time layer take what they need from the result.
+ */
+export function createServices(deps: CoreDeps) {
+  const { config, db, uow, sealer, logger, clock } = deps;
+  const ids = createIds(clock);
+  const events = createEventBus({ db, uow, ids, clock });
+  const jobs = createJobs({ db, uow, ids, clock, log: logger, pollMs: config.jobPollMs });
+  const owned = createOwnedDataRegistry({ uow });
+  owned.register(accessOwnedData(db));
+  owned.register(eventsOwnedData(db));
+
+  const accountsRepo = createAccountsRepo(db);
+  const features = createFeatureGate(accountsRepo);
+  const accounts = createAccountsService({ repo: accountsRepo, uow, sealer, now: clock.now, unverifiedKeyGraceDays: config.unverifiedKeyGraceDays });
+  const provider = createPermissionProviderClient({ allowPrivateUrls: config.allowPrivateUrls, log: logger, now: clock.nowMs });
+  const workspaceConfig = createWorkspaceConfigService({
+    repo: createSettingsRepo(db),
+    sealer,
+    allowPrivateUrls: config.allowPrivateUrls,
+    log: logger,
+    onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
+  });
+  const accessRepo = createAccessRepo(db);
+  const pageTokens = createPageTokens(sealer.deriveKey('page-token'));
+  const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, now: clock.now });
+  const organizations = createOrganizationsService({ repo: accessRepo, uow, features, pageTokens, owned });
+  const users = createUsersService({ repo: accessRepo, uow, pageTokens, now: clock.now });
+  const permissions = createPermissionsService({
+    repo: accessRepo,
+    uow,
+    config: workspaceConfig,
+    provider,
+    signingKeys,
+    nowSeconds: () => nowSeconds(clock),
+  });
+
+  return {
+    clock,
+    ids,
+    events,
+    jobs,
+    owned,
+    features,
+    accounts,
+    provider,
+    workspaceConfig,
+    accessRepo,
+    pageTokens,
+    signingKeys,
+    organizations,
+    users,
+    permissions,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
