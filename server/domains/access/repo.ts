@@ -240,6 +240,42 @@ export function createAccessRepo(db: Db) {
       })
       ).map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }) as GrantRow),
 
+    /**
+     * Live grants on one document and on what it takes access from: the
+     * organization and the given folders (its folder and that folder's
+     * ancestors). Only these principals' grants when `principals` is given,
+     * everyone's otherwise.
+     */
+    liveGrantsOnDocument: async (
+      apiKeyId: string,
+      organizationId: string,
+      on: { folderIds: string[]; documentId: string },
+      principals: { type: PrincipalType; ids: string[] }[] | undefined,
+      nowSeconds: number,
+    ) =>
+      (
+        await db.grant.findMany({
+          where: {
+            apiKeyId,
+            organizationId,
+            AND: [
+              {
+                OR: [
+                  { resourceType: 'organization', resourceId: organizationId },
+                  { resourceType: 'document', resourceId: on.documentId },
+                  ...(on.folderIds.length > 0 ? [{ resourceType: 'folder', resourceId: { in: on.folderIds } }] : []),
+                ],
+              },
+              { OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] },
+              ...(principals
+                ? [{ OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })) }]
+                : []),
+            ],
+          },
+          select: { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true },
+        })
+      ).map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }) as GrantRow),
+
     /** Live user members of one resource, oldest membership first (the contact list). */
     membersOf: async (
       apiKeyId: string,
@@ -285,6 +321,10 @@ export function createAccessRepo(db: Db) {
 
     removeGroupMembers: (apiKeyId: string, organizationId: string, groupId: string | undefined, userIds: string[]) =>
       db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId, ...(groupId ? { groupId } : {}), userId: { in: userIds } } }),
+
+    /** The members of these groups, as (userId, groupId) pairs. */
+    membersOfGroups: (apiKeyId: string, organizationId: string, groupIds: string[]) =>
+      db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId: { in: groupIds } }, select: { userId: true, groupId: true } }),
 
     groupsOfUsers: (apiKeyId: string, organizationId: string, userIds: string[]) =>
       db.userGroupMember.findMany({ where: { apiKeyId, organizationId, userId: { in: userIds } }, select: { userId: true, groupId: true } }),
