@@ -27,7 +27,7 @@ async function applicationId(c: WorkspaceCredentials): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000' }, { overrides: { now } });
+  server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000' }, { overrides: { clock: { now, nowMs: () => fakeMs } } });
   credentials = await server.workspace();
   client = server.client(credentials);
   apiKeyId = await applicationId(credentials);
