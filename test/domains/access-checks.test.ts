@@ -213,6 +213,37 @@ describe('temporary grants', () => {
   });
 });
 
+describe('accessFields', () => {
+  it("come from the user's own and their groups' live grants on that document, sorted, without repeats", async () => {
+    const organizationId = 'fields';
+    await client.organizations.addDocument({ organizationId, documentId: 'doc' });
+    await client.organizations.addDocument({ organizationId, documentId: 'other' });
+    await client.users.addUsers({ organizationId, users: [{ userId: 'mia', accessRole: 'viewer' }, { userId: 'max' }] });
+    await client.users.addUserGroup({ organizationId, organizationUserGroupId: 'designers', name: 'Designers' });
+    await client.users.addUsersToGroup({ organizationId, organizationUserGroupId: 'designers', userIds: ['mia'] });
+    const on = (documentId: string, accessFields: string[], extra: Record<string, unknown> = {}) => ({
+      permissions: { resources: [{ type: 'document' as const, id: documentId, organizationId, context: { accessFields }, ...extra }] },
+    });
+    await client.permissions.addPermissions({ user: { userId: 'mia' }, ...on('doc', ['tier:gold', 'team:design']) });
+    await client.permissions.addPermissions({ userGroup: { organizationId, organizationUserGroupId: 'designers' }, ...on('doc', ['team:design', 'role:reviewer'], { accessRole: 'viewer' }) });
+    await client.permissions.addPermissions({ user: { userId: 'mia' }, ...on('other', ['elsewhere:yes']) });
+    await client.permissions.addPermissions({ user: { userId: 'max' }, ...on('doc', ['temp:yes'], { expiresAt: Math.floor(fakeMs / 1000) + 60 }) });
+
+    const mia = { userId: 'mia', accessRole: 'editor', accessFields: ['role:reviewer', 'team:design', 'tier:gold'] };
+    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'mia')).toEqual(mia);
+    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: ['temp:yes'] });
+    expect((await checks.readersAmong(apiKeyId, organizationId, 'doc', ['mia'])).get('mia')).toEqual(mia);
+    expect((await checks.readersOf(apiKeyId, organizationId, 'doc')).find((r) => r.userId === 'mia')).toEqual(mia);
+
+    // The same fields Get Permissions returns for that document.
+    const { data } = await client.permissions.getPermissions({ organizationId, userIds: ['mia'], documentIds: ['doc'] });
+    expect(data.mia!.context).toEqual({ accessFields: mia.accessFields });
+
+    fakeMs += 120_000;
+    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: [] });
+  });
+});
+
 describe('IDs that are names of Object.prototype members', () => {
   it('keys users and groups by exactly their ID, __proto__ included', async () => {
     // The API refuses __proto__ as an ID, but the checks key by Map and must not care: write the rows directly.

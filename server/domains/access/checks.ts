@@ -1,6 +1,6 @@
 import { documentNode, folderNodes } from '../organizations/shapes.js';
 import type { AccessRepo, GrantRow } from './repo.js';
-import { createResolver, type DocumentNode, type FolderNode } from './resolve.js';
+import { createResolver, fieldList, type DocumentNode, type FolderNode } from './resolve.js';
 
 /**
  * "What may this user do on this document" and "who may read it", for the
@@ -86,7 +86,7 @@ export function createAccessChecks(deps: { repo: AccessRepo; now: () => Date }):
     for (const userId of candidates) {
       if (readers.has(userId)) continue;
       const access = resolver.document(userId, loaded.document);
-      if (access) readers.set(userId, { userId, accessRole: access.accessRole, accessFields: [] });
+      if (access) readers.set(userId, { userId, accessRole: access.accessRole, accessFields: fieldList(resolver.documentFields(userId, loaded.document.id)) });
     }
     return readers;
   }
