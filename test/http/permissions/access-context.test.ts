@@ -15,7 +15,7 @@ let fakeMs = Date.now();
 const ORG = 'ctx-org';
 
 beforeAll(async () => {
-  server = await startTestServer({}, { overrides: { now: () => new Date(fakeMs) } });
+  server = await startTestServer({}, { overrides: { clock: { now: () => new Date(fakeMs), nowMs: () => fakeMs } } });
   ws = await server.workspace();
   client = server.client(ws);
   for (const documentId of ['d1', 'd2', 'd3']) await client.organizations.addDocument({ organizationId: ORG, documentId, accessType: 'restricted' });
