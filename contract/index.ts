@@ -1,4 +1,7 @@
 import { initContract } from '@ts-rest/core';
+import { addCommentAnnotations, deleteCommentAnnotations, getCommentAnnotations, getCommentAnnotationsCount, updateCommentAnnotations } from './comments/comment-annotations.js';
+import { addComments, deleteComments, getComments, updateComment } from './comments/comments.js';
+import { addReaction, deleteReaction } from './comments/reactions.js';
 import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
 import { getDocuments } from './documents/get-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
@@ -67,6 +70,19 @@ export const contract = c.router({
     moveDocument,
     updateDocumentAccess,
     updateDocumentDisableState,
+  },
+  comments: {
+    addCommentAnnotations,
+    getCommentAnnotations,
+    updateCommentAnnotations,
+    deleteCommentAnnotations,
+    getCommentAnnotationsCount,
+    addComments,
+    getComments,
+    updateComment,
+    deleteComments,
+    addReaction,
+    deleteReaction,
   },
 });
 

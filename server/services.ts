@@ -8,6 +8,9 @@ import { createAccountsService } from './domains/accounts/service.js';
 import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
 import { createAccessRepo } from './domains/access/repo.js';
+import { commentsOwnedData, commentsUserData } from './domains/comments/owned-data.js';
+import { createCommentsRepo } from './domains/comments/repo.js';
+import { createCommentsService } from './domains/comments/service.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
@@ -74,6 +77,10 @@ export function createServices(deps: CoreDeps) {
     signingKeys,
     nowSeconds: () => nowSeconds(clock),
   });
+  const commentsRepo = createCommentsRepo(db);
+  owned.register(commentsOwnedData(commentsRepo));
+  for (const source of commentsUserData(commentsRepo)) owned.addUserDataSource(source);
+  const comments = createCommentsService({ repo: commentsRepo, access: accessRepo, checks, uow, events, clock, ids, pageTokens });
 
   return {
     clock,
@@ -92,6 +99,7 @@ export function createServices(deps: CoreDeps) {
     organizations,
     users,
     permissions,
+    comments,
   };
 }
 

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { named } from '../common/named.js';
 import { ZFreeObject, ZTimestampMs, ZUserRef } from '../common/content.js';
 
+/**
+ * A user reference or null (an unassigned thread). OpenAPI 3.0 has no
+ * nullable `$ref`, so the nullable form is a component of its own, of the
+ * same fields as UserRef.
+ */
+export const ZUserRefOrNull = named('UserRefOrNull', z.object(ZUserRef.shape).strict().nullable());
+
 /** A reaction on a comment: one per user and icon. */
 export const ZReaction = named(
   'Reaction',
@@ -46,7 +53,7 @@ export const ZCommentAnnotation = named(
     location: ZCommentLocation.optional(),
     status: z.string().describe('`open`, `in_progress`, `resolved` or a custom value.'),
     priority: z.string().nullable().describe('e.g. `low`, `medium`, `high`, or a custom value; null when unset.'),
-    assignedTo: ZUserRef.nullable(),
+    assignedTo: ZUserRefOrNull,
     customList: z.array(z.string()).describe('Values picked from the application\'s custom list.'),
     context: ZFreeObject.nullable().describe('Application fields of the thread; decides who sees it under feature-level access context.'),
     from: ZUserRef.describe('Who opened the thread.'),

@@ -52,6 +52,7 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       ['getOrganizations', '/v2/organizations/get', {}],
       ['getDocuments', '/v2/organizations/documents/get', { organizationId: 'bounds-org' }],
       ['getUsers', '/v2/users/get', { organizationId: 'bounds-org' }],
+      ['getCommentAnnotations', '/v2/commentannotations/get', { organizationId: 'bounds-org', documentIds: ['bounds-doc'] }],
     ] as const
   ).map(([operation, path, data]) => ({
     operation,

@@ -1,0 +1,520 @@
+import type { z } from 'zod';
+import type {
+  addCommentAnnotations,
+  deleteCommentAnnotations,
+  getCommentAnnotations,
+  getCommentAnnotationsCount,
+  updateCommentAnnotations,
+} from '../../../contract/comments/comment-annotations.js';
+import type { addComments, deleteComments, getComments, updateComment } from '../../../contract/comments/comments.js';
+import { MAX_COMMENTS_PER_THREAD } from '../../../contract/comments/inputs.js';
+import type { addReaction, deleteReaction } from '../../../contract/comments/reactions.js';
+import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { EventPayload, EventType } from '../../../contract/events.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import { idMap } from '../../lib/id-map.js';
+import type { Ids } from '../../lib/ids.js';
+import type { Cursor, PageTokens } from '../../lib/page-token.js';
+import type { EventBus } from '../../platform/events.js';
+import { contextVisible, type AccessChecks } from '../access/checks.js';
+import type { AccessRepo } from '../access/repo.js';
+import type { CommentRow, CommentsRepo, FullThread, MentionRow, ThreadKey, ThreadRow } from './repo.js';
+import { contextFrom, toAnnotation, toComment, toReaction, userRefFrom } from './shapes.js';
+
+type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
+
+/** The calling application: its ID scopes every query. */
+export interface App {
+  apiKeyId: string;
+}
+
+export interface CommentsDeps {
+  repo: CommentsRepo;
+  access: Pick<AccessRepo, 'ensureOrganization' | 'ensureDocument' | 'findOrganization' | 'findDocument' | 'findUsers'>;
+  checks: Pick<AccessChecks, 'onDocument'>;
+  uow: UnitOfWork;
+  events: EventBus;
+  clock: Clock;
+  ids: Ids;
+  pageTokens: PageTokens;
+}
+
+const byCreation = (row: { createdAt: bigint; id: string }): Cursor => ({ at: Number(row.createdAt), id: row.id });
+
+/** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
+const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/**
+ * Comment threads, comments and reactions: the rules of the write side and
+ * the reads made for a user. Every write is one unit of work that publishes
+ * its events (contract/events.ts) in the same transaction.
+ */
+export function createCommentsService(deps: CommentsDeps) {
+  const { repo, access, checks, uow, events, clock, ids, pageTokens } = deps;
+
+  /**
+   * User references as given, with `name` and `email` filled from the user
+   * record when the reference leaves them out (one query per request).
+   */
+  async function userResolver(apiKeyId: string, refs: (TUserRef | null | undefined)[]): Promise<(ref: TUserRef) => TUserRef> {
+    const lacking = [...new Set(refs.filter((r): r is TUserRef => !!r && (r.name === undefined || r.email === undefined)).map((r) => r.userId))];
+    const records = new Map((lacking.length > 0 ? await access.findUsers(apiKeyId, lacking) : []).map((u) => [u.id, u]));
+    return (ref) => {
+      const record = records.get(ref.userId);
+      const name = ref.name ?? (record?.name || undefined);
+      const email = ref.email ?? (record?.email || undefined);
+      return { userId: ref.userId, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
+    };
+  }
+
+  function publish<T extends EventType>(app: App, type: T, annotation: TCommentAnnotation, actor: TUserRef, payload: EventPayload<T>) {
+    return events.publish({ type, apiKeyId: app.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId, actor, payload });
+  }
+
+  /** Full threads in the order of `ids` (IDs without a thread are left out). */
+  async function threadsInOrder(apiKeyId: string, idList: string[]): Promise<TCommentAnnotation[]> {
+    if (idList.length === 0) return [];
+    const byId = new Map((await repo.loadThreads(apiKeyId, idList)).map((t) => [t.id, t]));
+    return idList.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toAnnotation(row)] : [];
+    });
+  }
+
+  async function threadOrThrow(key: ThreadKey, annotationId: string): Promise<FullThread> {
+    const [thread] = await repo.findThreads(key, [annotationId]);
+    if (!thread) throw notFound(`comment annotation ${annotationId} does not exist in document ${key.documentId}`);
+    return thread;
+  }
+
+  function commentOrThrow(thread: FullThread, commentId: string) {
+    const comment = thread.comments.find((c) => c.id === commentId);
+    if (!comment) throw notFound(`comment ${commentId} does not exist in comment annotation ${thread.id}`);
+    return comment;
+  }
+
+  async function reloaded(apiKeyId: string, annotationId: string): Promise<TCommentAnnotation> {
+    const [thread] = await threadsInOrder(apiKeyId, [annotationId]);
+    if (!thread) throw new Error(`comment annotation ${annotationId} vanished inside its own unit of work`);
+    return thread;
+  }
+
+  const commentIn = (thread: TCommentAnnotation, commentId: string): TComment => {
+    const comment = thread.comments.find((c) => c.commentId === commentId);
+    if (!comment) throw new Error(`comment ${commentId} vanished inside its own unit of work`);
+    return comment;
+  };
+
+  function commentRow(key: ThreadKey, annotationId: string, input: { commentId?: string; commentText: string; commentHtml?: string | null }, author: TUserRef, mentions: TUserRef[], at: bigint): CommentRow {
+    return {
+      ...key,
+      annotationId,
+      id: input.commentId ?? ids.next('cmt'),
+      orderKey: ids.next('cmo'),
+      text: input.commentText,
+      html: input.commentHtml ?? null,
+      fromUserId: author.userId,
+      fromUser: json(author),
+      taggedUsers: json(mentions),
+      createdAt: at,
+      lastUpdated: at,
+    };
+  }
+
+  function mentionRows(key: ThreadKey, annotationId: string, commentId: string, mentions: TUserRef[]): MentionRow[] {
+    return [...new Set(mentions.map((m) => m.userId))].map((userId) => ({ ...key, annotationId, commentId, userId }));
+  }
+
+  async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw alreadyExists(`${what} already exists`);
+      throw error;
+    }
+  }
+
+  async function organizationOrThrow(apiKeyId: string, organizationId: string) {
+    if (!(await access.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
+  }
+
+  /** The access fields of `userId` on each of these documents it can read (absent: it cannot). */
+  async function readable(app: App, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, string[]>> {
+    const fields = new Map<string, string[]>();
+    for (const documentId of new Set(documentIds)) {
+      const granted = await checks.onDocument(app.apiKeyId, organizationId, documentId, userId);
+      if (granted) fields.set(documentId, granted.accessFields);
+    }
+    return fields;
+  }
+
+  return {
+    async addCommentAnnotations(app: App, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      return uow.run(async () => {
+        // As Add Permissions: a client app creates a document by opening it.
+        await access.ensureOrganization(app.apiKeyId, input.organizationId);
+        await access.ensureDocument(app.apiKeyId, input.organizationId, input.documentId);
+        const given = input.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
+        const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
+        if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
+
+        const user = await userResolver(
+          app.apiKeyId,
+          input.commentAnnotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
+        );
+        const at = BigInt(clock.nowMs());
+        const threads: ThreadRow[] = [];
+        const comments: CommentRow[] = [];
+        const mentions: MentionRow[] = [];
+        const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
+        for (const a of input.commentAnnotations) {
+          const id = a.annotationId ?? ids.next('ann');
+          const from = user(a.from);
+          const assignedTo = a.assignedTo ? user(a.assignedTo) : null;
+          threads.push({
+            ...key,
+            id,
+            locationId: a.location?.locationId ?? null,
+            location: a.location ? json(a.location) : null,
+            status: a.status ?? 'open',
+            priority: a.priority ?? null,
+            assignedToUserId: assignedTo?.userId ?? null,
+            assignedTo: assignedTo ? json(assignedTo) : null,
+            customList: json(a.customList ?? []),
+            context: a.context ? json(a.context) : null,
+            restricted: restricts(a.context),
+            fromUserId: from.userId,
+            fromUser: json(from),
+            createdAt: at,
+            lastUpdated: at,
+          });
+          // Whoever writes in a thread has read it.
+          const readers = new Set([from.userId]);
+          for (const c of a.commentData) {
+            const author = user(c.from ?? a.from);
+            const tagged = (c.taggedUserContacts ?? []).map(user);
+            const row = commentRow(key, id, c, author, tagged, at);
+            readers.add(author.userId);
+            comments.push(row);
+            mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
+          }
+          for (const userId of readers) marks.push({ ...key, annotationId: id, userId, readAt: at });
+        }
+        await created('a comment annotation of this request', () => repo.createThreads(threads));
+        await repo.createComments(comments);
+        await repo.createMentions(mentions);
+        await repo.createReadMarks(marks);
+
+        const saved = await threadsInOrder(app.apiKeyId, threads.map((t) => t.id));
+        // The first comments are part of the thread's event: no comment.add for them.
+        for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
+        return saved;
+      });
+    },
+
+    async getCommentAnnotations(app: App, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {
+      await organizationOrThrow(app.apiKeyId, input.organizationId);
+      if (input.documentId !== undefined && !(await access.findDocument(app.apiKeyId, input.organizationId, input.documentId))) {
+        throw notFound(`document ${input.documentId} does not exist in organization ${input.organizationId}`);
+      }
+      let documentIds = [...new Set(input.documentIds ?? [input.documentId!])];
+      // A read made for a user: only documents they can read, and threads whose context their fields match.
+      let fields: Map<string, string[]> | undefined;
+      if (input.userId !== undefined) {
+        fields = await readable(app, input.organizationId, documentIds, input.userId);
+        documentIds = documentIds.filter((id) => fields!.has(id));
+      }
+      const visible = (row: ThreadRow) => fields === undefined || !row.restricted || contextVisible(contextFrom(row.context), fields.get(row.documentId) ?? []);
+      const order = input.order ?? 'desc';
+      const query = {
+        apiKeyId: app.apiKeyId,
+        organizationId: input.organizationId,
+        documentIds,
+        annotationIds: input.annotationIds,
+        locationIds: input.locationIds,
+        statusIds: input.statusIds,
+        involvedUserId: input.userId,
+        order,
+      };
+      const { pageSize: _size, pageToken: _token, ...filters } = input;
+      const scope = json(['commentAnnotations', app.apiKeyId, filters, order]);
+      const page = await pageTokens.page(
+        scope,
+        input,
+        async (after, take) => {
+          if (documentIds.length === 0) return [];
+          // Threads the user may not see are skipped: keep reading until the page is full or the list ends.
+          const out: ThreadRow[] = [];
+          for (let cursor = after; ; ) {
+            const rows = await repo.listThreads(query, cursor, take);
+            for (const row of rows) if (visible(row) && out.length < take) out.push(row);
+            const last = rows[rows.length - 1];
+            if (out.length >= take || rows.length < take || last === undefined) return out;
+            cursor = byCreation(last);
+          }
+        },
+        byCreation,
+      );
+      return { items: await threadsInOrder(app.apiKeyId, page.items.map((r) => r.id)), pageToken: page.pageToken };
+    },
+
+    async updateCommentAnnotations(app: App, input: DataOf<typeof updateCommentAnnotations>): Promise<TCommentAnnotation[]> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      return uow.run(async () => {
+        const rows = new Map((await repo.findThreads(key, input.annotationIds)).map((t) => [t.id, t]));
+        const missing = input.annotationIds.find((id) => !rows.has(id));
+        if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
+        const changes = input.updatedData ?? {};
+        const user = await userResolver(app.apiKeyId, [input.actionUser, changes.assignedTo]);
+        const actor = user(input.actionUser);
+        const at = BigInt(clock.nowMs());
+
+        const changed: FullThread[] = [];
+        for (const id of input.annotationIds) {
+          const row = rows.get(id)!;
+          const data: Partial<ThreadRow> = {};
+          if (changes.status !== undefined && changes.status !== row.status) data.status = changes.status;
+          if (changes.priority !== undefined && changes.priority !== row.priority) data.priority = changes.priority;
+          if (changes.assignedTo !== undefined) {
+            const next = changes.assignedTo === null ? null : user(changes.assignedTo);
+            const stored = next === null ? null : json(next);
+            if (stored !== row.assignedTo) Object.assign(data, { assignedTo: stored, assignedToUserId: next?.userId ?? null });
+          }
+          if (changes.customList !== undefined && json(changes.customList) !== row.customList) data.customList = json(changes.customList);
+          if (changes.context !== undefined) {
+            const stored = changes.context === null ? null : json(changes.context);
+            if (stored !== row.context) Object.assign(data, { context: stored, restricted: restricts(changes.context) });
+          }
+          if (changes.location !== undefined) {
+            const stored = changes.location === null ? null : json(changes.location);
+            if (stored !== row.location) Object.assign(data, { location: stored, locationId: changes.location?.locationId ?? null });
+          }
+          if (Object.keys(data).length === 0) continue;
+          await repo.updateThread(app.apiKeyId, id, { ...data, lastUpdated: at });
+          changed.push(row);
+        }
+        if (input.markAs === 'read') {
+          for (const id of input.annotationIds) await repo.markRead(key, id, actor.userId, at);
+        } else if (input.markAs === 'unread') {
+          await repo.removeReadMarks(key, input.annotationIds, actor.userId);
+        }
+
+        const saved = await threadsInOrder(app.apiKeyId, input.annotationIds);
+        const byId = new Map(saved.map((t) => [t.annotationId, t]));
+        for (const before of changed) {
+          const annotation = byId.get(before.id)!;
+          if (annotation.status !== before.status) {
+            await publish(app, 'comment_annotation.status_change', annotation, actor, { annotation, previousStatus: before.status, status: annotation.status });
+          }
+          if ((annotation.assignedTo?.userId ?? null) !== before.assignedToUserId) {
+            await publish(app, 'comment_annotation.assign', annotation, actor, {
+              annotation,
+              previousAssignee: userRefFrom(before.assignedTo),
+              assignedTo: annotation.assignedTo,
+            });
+          }
+          if (annotation.priority !== before.priority) {
+            await publish(app, 'comment_annotation.priority_change', annotation, actor, {
+              annotation,
+              previousPriority: before.priority,
+              priority: annotation.priority,
+            });
+          }
+        }
+        return saved;
+      });
+    },
+
+    async deleteCommentAnnotations(app: App, input: DataOf<typeof deleteCommentAnnotations>): Promise<void> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      await uow.run(async () => {
+        const rows = new Map((await repo.findThreads(key, input.annotationIds)).map((t) => [t.id, t]));
+        const missing = input.annotationIds.find((id) => !rows.has(id));
+        if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
+        const actor = (await userResolver(app.apiKeyId, [input.actionUser]))(input.actionUser);
+        await repo.deleteThreads(key, input.annotationIds);
+        for (const id of input.annotationIds) {
+          const annotation = toAnnotation(rows.get(id)!);
+          await publish(app, 'comment_annotation.delete', annotation, actor, { annotation });
+        }
+      });
+    },
+
+    async getCommentAnnotationsCount(app: App, input: DataOf<typeof getCommentAnnotationsCount>) {
+      await organizationOrThrow(app.apiKeyId, input.organizationId);
+      const counts = idMap<{ total: number; unread: number }>();
+      for (const documentId of input.documentIds) counts[documentId] = { total: 0, unread: 0 };
+      const fields = await readable(app, input.organizationId, input.documentIds, input.userId);
+      const documentIds = [...fields.keys()];
+      if (documentIds.length === 0) return counts;
+      const scope = { apiKeyId: app.apiKeyId, organizationId: input.organizationId };
+      for (const row of await repo.countOpenThreads(scope, documentIds, input.userId, input.statusIds)) {
+        counts[row.documentId] = { total: row.total, unread: row.unread };
+      }
+      for (const row of await repo.restrictedThreads(scope, documentIds, input.userId, input.statusIds)) {
+        if (!contextVisible(contextFrom(row.context), fields.get(row.documentId) ?? [])) continue;
+        const count = counts[row.documentId]!;
+        count.total += 1;
+        if (row.unread) count.unread += 1;
+      }
+      return counts;
+    },
+
+    // ── comments ──
+    async addComments(app: App, input: DataOf<typeof addComments>): Promise<TComment[]> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      return uow.run(async () => {
+        const thread = await threadOrThrow(key, input.annotationId);
+        const given = input.commentData.flatMap((c) => (c.commentId !== undefined ? [c.commentId] : []));
+        const [taken] = given.length > 0 ? await repo.takenCommentIds(app.apiKeyId, input.annotationId, given) : [];
+        if (taken !== undefined) throw alreadyExists(`comment ${taken} already exists in comment annotation ${input.annotationId}`);
+        if (thread.comments.length + input.commentData.length > MAX_COMMENTS_PER_THREAD) {
+          throw failedPrecondition(`comment annotation ${input.annotationId} would have more than ${MAX_COMMENTS_PER_THREAD} comments`);
+        }
+        const user = await userResolver(app.apiKeyId, input.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])]));
+        const at = BigInt(clock.nowMs());
+        const rows: CommentRow[] = [];
+        const mentions: MentionRow[] = [];
+        const authors = new Map<string, TUserRef>();
+        for (const c of input.commentData) {
+          const author = user(c.from);
+          const tagged = (c.taggedUserContacts ?? []).map(user);
+          const row = commentRow(key, input.annotationId, c, author, tagged, at);
+          rows.push(row);
+          mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
+          authors.set(row.id, author);
+        }
+        await created(`a comment of this request in comment annotation ${input.annotationId}`, () => repo.createComments(rows));
+        await repo.createMentions(mentions);
+        await repo.touchThread(app.apiKeyId, input.annotationId, at);
+        for (const userId of new Set(rows.map((r) => r.fromUserId))) await repo.markRead(key, input.annotationId, userId, at);
+
+        const annotation = await reloaded(app.apiKeyId, input.annotationId);
+        const added = rows.map((r) => commentIn(annotation, r.id));
+        for (const comment of added) await publish(app, 'comment.add', annotation, authors.get(comment.commentId)!, { annotation, comment });
+        return added;
+      });
+    },
+
+    async getComments(app: App, input: DataOf<typeof getComments>): Promise<TComment[]> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      const thread = await threadOrThrow(key, input.annotationId);
+      const wanted = input.commentIds ? new Set(input.commentIds) : undefined;
+      return thread.comments.filter((c) => wanted === undefined || wanted.has(c.id)).map(toComment);
+    },
+
+    async updateComment(app: App, input: DataOf<typeof updateComment>): Promise<TComment> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      return uow.run(async () => {
+        const thread = await threadOrThrow(key, input.annotationId);
+        const before = commentOrThrow(thread, input.commentId);
+        const changes = input.updatedData;
+        const user = await userResolver(app.apiKeyId, [input.actionUser, ...(changes.taggedUserContacts ?? [])]);
+        const at = BigInt(clock.nowMs());
+        const data: { text?: string; html?: string | null; taggedUsers?: string } = {};
+        if (changes.commentText !== undefined && changes.commentText !== before.text) data.text = changes.commentText;
+        if (changes.commentHtml !== undefined && changes.commentHtml !== before.html) data.html = changes.commentHtml;
+        let tagged: TUserRef[] | undefined;
+        if (changes.taggedUserContacts !== undefined) {
+          tagged = changes.taggedUserContacts.map(user);
+          if (json(tagged) !== before.taggedUsers) data.taggedUsers = json(tagged);
+          else tagged = undefined;
+        }
+        if (Object.keys(data).length === 0) return toComment(before);
+
+        await repo.updateComment(app.apiKeyId, input.annotationId, input.commentId, { ...data, lastUpdated: at });
+        if (tagged !== undefined) {
+          await repo.replaceMentions(app.apiKeyId, input.annotationId, input.commentId, mentionRows(key, input.annotationId, input.commentId, tagged));
+        }
+        await repo.touchThread(app.apiKeyId, input.annotationId, at);
+        const annotation = await reloaded(app.apiKeyId, input.annotationId);
+        const comment = commentIn(annotation, input.commentId);
+        await publish(app, 'comment.update', annotation, user(input.actionUser), { annotation, comment, previousCommentText: before.text });
+        return comment;
+      });
+    },
+
+    async deleteComments(app: App, input: DataOf<typeof deleteComments>): Promise<void> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      await uow.run(async () => {
+        const thread = await threadOrThrow(key, input.annotationId);
+        for (const id of input.commentIds) commentOrThrow(thread, id);
+        const actor = (await userResolver(app.apiKeyId, [input.actionUser]))(input.actionUser);
+        const before = toAnnotation(thread);
+        const doomed = new Set(input.commentIds);
+        const deleted = before.comments.filter((c) => doomed.has(c.commentId));
+        const at = clock.nowMs();
+        await repo.deleteComments(app.apiKeyId, input.annotationId, input.commentIds);
+        // A thread is never left without comments.
+        const emptied = deleted.length === before.comments.length;
+        let after: TCommentAnnotation;
+        if (emptied) {
+          await repo.deleteThreads(key, [input.annotationId]);
+          after = { ...before, comments: [], lastUpdated: at };
+        } else {
+          await repo.touchThread(app.apiKeyId, input.annotationId, BigInt(at));
+          after = await reloaded(app.apiKeyId, input.annotationId);
+        }
+        for (const comment of deleted) await publish(app, 'comment.delete', after, actor, { annotation: after, comment });
+        if (emptied) await publish(app, 'comment_annotation.delete', before, actor, { annotation: before });
+      });
+    },
+
+    // ── reactions ──
+    async addReaction(app: App, input: DataOf<typeof addReaction>): Promise<TReaction> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      return uow.run(async () => {
+        const thread = await threadOrThrow(key, input.annotationId);
+        commentOrThrow(thread, input.commentId);
+        const from = (await userResolver(app.apiKeyId, [input.from]))(input.from);
+        const what = `reaction ${input.icon} of user ${from.userId} on comment ${input.commentId}`;
+        if (await repo.findReaction(app.apiKeyId, input.annotationId, input.commentId, from.userId, input.icon)) throw alreadyExists(`${what} already exists`);
+        const at = BigInt(clock.nowMs());
+        const row = {
+          ...key,
+          annotationId: input.annotationId,
+          commentId: input.commentId,
+          id: ids.next('rct'),
+          icon: input.icon,
+          userId: from.userId,
+          fromUser: json(from),
+          createdAt: at,
+        };
+        await created(what, () => repo.createReaction(row));
+        await repo.touchThread(app.apiKeyId, input.annotationId, at);
+        const annotation = await reloaded(app.apiKeyId, input.annotationId);
+        const reaction = toReaction(row);
+        await publish(app, 'comment.reaction_add', annotation, from, { annotation, comment: commentIn(annotation, input.commentId), reaction });
+        return reaction;
+      });
+    },
+
+    async deleteReaction(app: App, input: DataOf<typeof deleteReaction>): Promise<void> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      await uow.run(async () => {
+        const thread = await threadOrThrow(key, input.annotationId);
+        commentOrThrow(thread, input.commentId);
+        const from = (await userResolver(app.apiKeyId, [input.from]))(input.from);
+        const row = await repo.findReaction(app.apiKeyId, input.annotationId, input.commentId, from.userId, input.icon);
+        if (!row) throw notFound(`reaction ${input.icon} of user ${from.userId} does not exist on comment ${input.commentId}`);
+        await repo.deleteReaction(app.apiKeyId, row.id);
+        await repo.touchThread(app.apiKeyId, input.annotationId, BigInt(clock.nowMs()));
+        const annotation = await reloaded(app.apiKeyId, input.annotationId);
+        await publish(app, 'comment.reaction_delete', annotation, from, {
+          annotation,
+          comment: commentIn(annotation, input.commentId),
+          reaction: toReaction(row),
+        });
+      });
+    },
+  };
+}
+
+export type CommentsService = ReturnType<typeof createCommentsService>;
