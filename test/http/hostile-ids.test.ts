@@ -136,6 +136,43 @@ const steps: Step[] = [
       expect(own(d, id)).toMatchObject({ success: false });
     },
   },
+  {
+    op: 'addCommentAnnotations',
+    data: (id) => ({
+      organizationId: id,
+      documentId: id,
+      commentAnnotations: [{ annotationId: id, from: { userId: id }, location: { locationId: id }, commentData: [{ commentId: id, commentText: 'c', taggedUserContacts: [{ userId: id }] }] }],
+    }),
+    check: (d, id) => expect(d.map((a: any) => [a.annotationId, a.comments[0].commentId])).toEqual([[id, id]]),
+  },
+  {
+    op: 'getCommentAnnotations',
+    data: (id) => ({ organizationId: id, documentIds: [id], annotationIds: [id], locationIds: [id], statusIds: ['open'] }),
+    check: (d, id) => expect(d.map((a: any) => a.annotationId)).toEqual([id]),
+  },
+  {
+    op: 'updateCommentAnnotations',
+    data: (id) => ({ organizationId: id, documentId: id, annotationIds: [id], actionUser: { userId: id }, updatedData: { assignedTo: { userId: id } }, markAs: 'read' }),
+    check: (d, id) => expect(d[0].assignedTo.userId).toBe(id),
+  },
+  {
+    op: 'getCommentAnnotationsCount',
+    data: (id) => ({ organizationId: id, documentIds: [id], userId: id }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toEqual({ total: expect.any(Number), unread: 0 });
+    },
+  },
+  {
+    op: 'addComments',
+    data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentData: [{ commentId: 'second', commentText: 'c2', from: { userId: id } }] }),
+  },
+  { op: 'getComments', data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentIds: [id, 'second'] }), check: (d, id) => expect(d.map((c: any) => c.commentId)).toEqual([id, 'second']) },
+  { op: 'updateComment', data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentId: id, actionUser: { userId: id }, updatedData: { commentText: 'edited' } }) },
+  { op: 'addReaction', data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentId: id, icon: id, from: { userId: id } }), check: (d, id) => expect(d.icon).toBe(id) },
+  { op: 'deleteReaction', data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentId: id, icon: id, from: { userId: id } }) },
+  { op: 'deleteComments', data: (id) => ({ organizationId: id, documentId: id, annotationId: id, commentIds: ['second'], actionUser: { userId: id } }) },
+  { op: 'deleteCommentAnnotations', data: (id) => ({ organizationId: id, documentId: id, annotationIds: [id], actionUser: { userId: id } }) },
   { op: 'deleteDocument', data: (id) => ({ organizationId: id, documentId: id }) },
   { op: 'deleteFolder', data: (id) => ({ organizationId: id, folderId: id }) },
   { op: 'deleteOrganization', data: (id) => ({ organizationId: id }) },

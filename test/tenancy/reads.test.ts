@@ -31,6 +31,9 @@ const READS: ReadCase[] = [
   { name: 'getOrganizations', path: '/v2/organizations/get', headers: appHeaders, data: () => ({}) },
   { name: 'getFolders', path: '/v2/organizations/folders/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
   { name: 'getDocuments', path: '/v2/organizations/documents/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
+  { name: 'getCommentAnnotations', path: '/v2/commentannotations/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID] }) },
+  { name: 'getCommentAnnotationsCount', path: '/v2/commentannotations/count/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
+  { name: 'getComments', path: '/v2/commentannotations/comments/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, annotationId: ID }) },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
@@ -56,6 +59,11 @@ beforeAll(async () => {
   await client.permissions.addPermissions({
     user: { userId: ID },
     permissions: { resources: [{ type: 'document', id: ID, organizationId: ID, context: { accessFields: [`team:${MARKER}`] } }] },
+  });
+  await client.comments.addCommentAnnotations({
+    organizationId: ID,
+    documentId: ID,
+    commentAnnotations: [{ annotationId: ID, from: { userId: ID }, context: { [MARKER]: MARKER }, commentData: [{ commentId: ID, commentText: MARKER }] }],
   });
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
@@ -85,6 +93,13 @@ describe('another workspace sees nothing of workspace A', () => {
 
 describe('another workspace cannot change workspace A', () => {
   const writes: Array<[string, unknown]> = [
+    ['/v2/commentannotations/update', { organizationId: ID, documentId: ID, annotationIds: [ID], actionUser: { userId: ID }, markAs: 'read' }],
+    ['/v2/commentannotations/delete', { organizationId: ID, documentId: ID, annotationIds: [ID], actionUser: { userId: ID } }],
+    ['/v2/commentannotations/comments/add', { organizationId: ID, documentId: ID, annotationId: ID, commentData: [{ commentText: 'x', from: { userId: ID } }] }],
+    ['/v2/commentannotations/comments/update', { organizationId: ID, documentId: ID, annotationId: ID, commentId: ID, actionUser: { userId: ID }, updatedData: { commentText: 'x' } }],
+    ['/v2/commentannotations/comments/delete', { organizationId: ID, documentId: ID, annotationId: ID, commentIds: [ID], actionUser: { userId: ID } }],
+    ['/v2/commentannotations/comments/reactions/add', { organizationId: ID, documentId: ID, annotationId: ID, commentId: ID, icon: 'x', from: { userId: ID } }],
+    ['/v2/commentannotations/comments/reactions/delete', { organizationId: ID, documentId: ID, annotationId: ID, commentId: ID, icon: 'x', from: { userId: ID } }],
     ['/v2/organizations/documents/delete', { organizationId: ID, documentId: ID }],
     ['/v2/organizations/documents/update', { organizationId: ID, documentId: ID, documentName: 'x' }],
     ['/v2/organizations/folders/delete', { organizationId: ID, folderId: ID }],

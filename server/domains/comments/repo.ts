@@ -69,10 +69,8 @@ export interface MentionRow {
 export type FullComment = CommentRow & { reactions: ReactionRow[] };
 export type FullThread = ThreadRow & { comments: FullComment[] };
 
-/** A thread with its comments (in the order they were added) and their reactions (oldest first). */
-const withComments = {
-  comments: { orderBy: { orderKey: 'asc' as const }, include: { reactions: { orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }] } } },
-};
+/** IDs per `IN (…)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const ID_BATCH = 500;
 
 export interface ThreadQuery {
   apiKeyId: string;
@@ -100,6 +98,40 @@ function afterCursor(cursor: Cursor | undefined, order: 'asc' | 'desc', idField:
  * writes run inside the service's unit of work.
  */
 export function createCommentsRepo(db: Db) {
+  /**
+   * Threads with their comments (in the order they were added) and their
+   * reactions (oldest first): three queries by annotation ID, not the ORM's
+   * nested include, whose key lists grow with the comments (a thread of 1,000
+   * comments passed SQLite's parameter limit).
+   */
+  async function withComments(threads: ThreadRow[]): Promise<FullThread[]> {
+    const first = threads[0];
+    if (first === undefined) return [];
+    const { apiKeyId } = first;
+    const comments: CommentRow[] = [];
+    const reactions: ReactionRow[] = [];
+    for (const batch of chunks(threads.map((t) => t.id), ID_BATCH)) {
+      const where = { apiKeyId, annotationId: { in: batch } };
+      comments.push(...(await db.comment.findMany({ where, orderBy: [{ annotationId: 'asc' }, { orderKey: 'asc' }] })));
+      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })));
+    }
+    const reactionsOf = new Map<string, ReactionRow[]>();
+    for (const r of reactions) {
+      const key = JSON.stringify([r.annotationId, r.commentId]);
+      const list = reactionsOf.get(key);
+      if (list) list.push(r);
+      else reactionsOf.set(key, [r]);
+    }
+    const commentsOf = new Map<string, FullComment[]>();
+    for (const c of comments) {
+      const full = { ...c, reactions: reactionsOf.get(JSON.stringify([c.annotationId, c.id])) ?? [] };
+      const list = commentsOf.get(c.annotationId);
+      if (list) list.push(full);
+      else commentsOf.set(c.annotationId, [full]);
+    }
+    return threads.map((t) => ({ ...t, comments: commentsOf.get(t.id) ?? [] }));
+  }
+
   /** Children first: the foreign keys cascade too, but the statements must not depend on it. */
   async function deleteWhere(where: Record<string, unknown>) {
     await db.commentReaction.deleteMany({ where });
@@ -111,8 +143,18 @@ export function createCommentsRepo(db: Db) {
 
   return {
     // ── threads ──
-    findThreads: (key: ThreadKey, ids: string[]): Promise<FullThread[]> =>
-      db.commentAnnotation.findMany({ where: { ...key, id: { in: ids } }, include: withComments }),
+    findThreads: async (key: ThreadKey, ids: string[]): Promise<FullThread[]> =>
+      withComments(await db.commentAnnotation.findMany({ where: { ...key, id: { in: ids } } })),
+
+    /** A thread's own row, without its comments. */
+    findThreadRow: (key: ThreadKey, id: string): Promise<ThreadRow | null> => db.commentAnnotation.findFirst({ where: { ...key, id } }),
+
+    findComment: async (apiKeyId: string, annotationId: string, id: string): Promise<FullComment | null> => {
+      const comment = await db.comment.findUnique({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } } });
+      if (!comment) return null;
+      const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return { ...comment, reactions };
+    },
 
     /** Which of these annotation IDs the application already uses (in any document). */
     takenThreadIds: async (apiKeyId: string, ids: string[]) =>
@@ -156,8 +198,11 @@ export function createCommentsRepo(db: Db) {
       }),
 
     /** Full threads by ID, in no particular order. */
-    loadThreads: (apiKeyId: string, ids: string[]): Promise<FullThread[]> =>
-      db.commentAnnotation.findMany({ where: { apiKeyId, id: { in: ids } }, include: withComments }),
+    loadThreads: async (apiKeyId: string, ids: string[]): Promise<FullThread[]> => {
+      const threads: ThreadRow[] = [];
+      for (const batch of chunks(ids, ID_BATCH)) threads.push(...(await db.commentAnnotation.findMany({ where: { apiKeyId, id: { in: batch } } })));
+      return withComments(threads);
+    },
 
     // ── comments ──
     takenCommentIds: async (apiKeyId: string, annotationId: string, ids: string[]) =>
@@ -261,7 +306,7 @@ export function createCommentsRepo(db: Db) {
       await db.commentReadMark.deleteMany({ where: { apiKeyId, userId } });
       await db.commentMention.deleteMany({ where: { apiKeyId, userId } });
       const written = await db.comment.findMany({ where: { apiKeyId, fromUserId: userId }, select: { annotationId: true, id: true } });
-      for (const batch of chunks(written, 500)) {
+      for (const batch of chunks(written, ID_BATCH / 2)) {
         const pairs = batch.map((c) => ({ annotationId: c.annotationId, commentId: c.id }));
         await db.commentReaction.deleteMany({ where: { apiKeyId, OR: pairs } });
         await db.commentMention.deleteMany({ where: { apiKeyId, OR: pairs } });
@@ -271,19 +316,25 @@ export function createCommentsRepo(db: Db) {
 
     /** Of these threads, the ones without a comment left. */
     async emptyThreads(apiKeyId: string, ids: string[]): Promise<string[]> {
-      if (ids.length === 0) return [];
-      const withComments = new Set(
-        (await db.comment.findMany({ where: { apiKeyId, annotationId: { in: ids } }, select: { annotationId: true }, distinct: ['annotationId'] })).map(
-          (r) => r.annotationId,
-        ),
-      );
+      const withComments = new Set<string>();
+      for (const batch of chunks(ids, ID_BATCH)) {
+        const rows = await db.comment.findMany({ where: { apiKeyId, annotationId: { in: batch } }, select: { annotationId: true }, distinct: ['annotationId'] });
+        for (const r of rows) withComments.add(r.annotationId);
+      }
       return ids.filter((id) => !withComments.has(id));
     },
 
-    deleteThreadsById: (apiKeyId: string, ids: string[]) => (ids.length === 0 ? Promise.resolve() : deleteWhere({ apiKeyId, annotationId: { in: ids } })),
+    async deleteThreadsById(apiKeyId: string, ids: string[]) {
+      for (const batch of chunks(ids, ID_BATCH)) await deleteWhere({ apiKeyId, annotationId: { in: batch } });
+    },
 
-    commentsOfThreads: (apiKeyId: string, ids: string[]) =>
-      db.comment.findMany({ where: { apiKeyId, annotationId: { in: ids } }, select: { annotationId: true, id: true, taggedUsers: true } }),
+    async commentsOfThreads(apiKeyId: string, ids: string[]) {
+      const rows: { annotationId: string; id: string; taggedUsers: string }[] = [];
+      for (const batch of chunks(ids, ID_BATCH)) {
+        rows.push(...(await db.comment.findMany({ where: { apiKeyId, annotationId: { in: batch } }, select: { annotationId: true, id: true, taggedUsers: true } })));
+      }
+      return rows;
+    },
 
     setTaggedUsers: (apiKeyId: string, annotationId: string, id: string, taggedUsers: string) =>
       db.comment.update({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } }, data: { taggedUsers } }),

@@ -93,9 +93,25 @@ export function createCommentsService(deps: CommentsDeps) {
     return thread;
   }
 
+  /** The thread's own row: for writes that do not need its comments. */
+  async function threadRowOrThrow(key: ThreadKey, annotationId: string): Promise<ThreadRow> {
+    const thread = await repo.findThreadRow(key, annotationId);
+    if (!thread) throw notFound(`comment annotation ${annotationId} does not exist in document ${key.documentId}`);
+    return thread;
+  }
+
+  const missingComment = (annotationId: string, commentId: string) => notFound(`comment ${commentId} does not exist in comment annotation ${annotationId}`);
+
   function commentOrThrow(thread: FullThread, commentId: string) {
     const comment = thread.comments.find((c) => c.id === commentId);
-    if (!comment) throw notFound(`comment ${commentId} does not exist in comment annotation ${thread.id}`);
+    if (!comment) throw missingComment(thread.id, commentId);
+    return comment;
+  }
+
+  async function commentRowOrThrow(key: ThreadKey, annotationId: string, commentId: string) {
+    await threadRowOrThrow(key, annotationId);
+    const comment = await repo.findComment(key.apiKeyId, annotationId, commentId);
+    if (!comment) throw missingComment(annotationId, commentId);
     return comment;
   }
 
@@ -371,11 +387,11 @@ export function createCommentsService(deps: CommentsDeps) {
     async addComments(app: App, input: DataOf<typeof addComments>): Promise<TComment[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
-        const thread = await threadOrThrow(key, input.annotationId);
+        await threadRowOrThrow(key, input.annotationId);
         const given = input.commentData.flatMap((c) => (c.commentId !== undefined ? [c.commentId] : []));
         const [taken] = given.length > 0 ? await repo.takenCommentIds(app.apiKeyId, input.annotationId, given) : [];
         if (taken !== undefined) throw alreadyExists(`comment ${taken} already exists in comment annotation ${input.annotationId}`);
-        if (thread.comments.length + input.commentData.length > MAX_COMMENTS_PER_THREAD) {
+        if ((await repo.countComments(app.apiKeyId, input.annotationId)) + input.commentData.length > MAX_COMMENTS_PER_THREAD) {
           throw failedPrecondition(`comment annotation ${input.annotationId} would have more than ${MAX_COMMENTS_PER_THREAD} comments`);
         }
         const user = await userResolver(app.apiKeyId, input.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])]));
@@ -413,8 +429,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async updateComment(app: App, input: DataOf<typeof updateComment>): Promise<TComment> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
-        const thread = await threadOrThrow(key, input.annotationId);
-        const before = commentOrThrow(thread, input.commentId);
+        const before = await commentRowOrThrow(key, input.annotationId, input.commentId);
         const changes = input.updatedData;
         const user = await userResolver(app.apiKeyId, [input.actionUser, ...(changes.taggedUserContacts ?? [])]);
         const at = BigInt(clock.nowMs());
@@ -471,8 +486,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async addReaction(app: App, input: DataOf<typeof addReaction>): Promise<TReaction> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
-        const thread = await threadOrThrow(key, input.annotationId);
-        commentOrThrow(thread, input.commentId);
+        await commentRowOrThrow(key, input.annotationId, input.commentId);
         const from = (await userResolver(app.apiKeyId, [input.from]))(input.from);
         const what = `reaction ${input.icon} of user ${from.userId} on comment ${input.commentId}`;
         if (await repo.findReaction(app.apiKeyId, input.annotationId, input.commentId, from.userId, input.icon)) throw alreadyExists(`${what} already exists`);
@@ -499,8 +513,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async deleteReaction(app: App, input: DataOf<typeof deleteReaction>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
-        const thread = await threadOrThrow(key, input.annotationId);
-        commentOrThrow(thread, input.commentId);
+        await commentRowOrThrow(key, input.annotationId, input.commentId);
         const from = (await userResolver(app.apiKeyId, [input.from]))(input.from);
         const row = await repo.findReaction(app.apiKeyId, input.annotationId, input.commentId, from.userId, input.icon);
         if (!row) throw notFound(`reaction ${input.icon} of user ${from.userId} does not exist on comment ${input.commentId}`);
