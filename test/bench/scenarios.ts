@@ -128,3 +128,33 @@ scenarios.push({
     },
   }),
 });
+
+/**
+ * A comment with a mention: each request opens a new thread on one document
+ * whose first comment mentions a member (a thread holds at most 1,000
+ * comments, so adding to one thread could not repeat for a whole run). The
+ * write, its read mark, the mention and the comment_annotation.add event in
+ * one transaction; the notification fan-out benchmark comes with the
+ * notification projection.
+ */
+const COMMENT_ORG = 'bench-comment-org';
+scenarios.push({
+  name: 'Add Comment with a mention',
+  async setup(ctx) {
+    const users = [0, 1].map((i) => ({ userId: `bench-comment-u${i}`, name: `Commenter ${i}`, email: `commenter${i}@example.com` }));
+    await ctx.post('/v2/users/add', { data: { organizationId: COMMENT_ORG, documentId: 'bench-comment-doc', createDocument: true, users } }, serviceHeaders(ctx.workspace));
+  },
+  request: (ctx) => ({
+    path: '/v2/commentannotations/add',
+    headers: serviceHeaders(ctx.workspace),
+    body: {
+      data: {
+        organizationId: COMMENT_ORG,
+        documentId: 'bench-comment-doc',
+        commentAnnotations: [
+          { from: { userId: 'bench-comment-u0' }, commentData: [{ commentText: 'Could you look at this?', taggedUserContacts: [{ userId: 'bench-comment-u1' }] }] },
+        ],
+      },
+    },
+  }),
+});

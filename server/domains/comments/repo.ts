@@ -146,6 +146,27 @@ export function createCommentsRepo(db: Db) {
     findThreads: async (key: ThreadKey, ids: string[]): Promise<FullThread[]> =>
       withComments(await db.commentAnnotation.findMany({ where: { ...key, id: { in: ids } } })),
 
+    /**
+     * Holds these threads' rows until the unit of work ends, so writes to one
+     * thread take turns: a comment is never added to a thread being deleted,
+     * the comment cap cannot be passed by two adds at once, and each event
+     * shows the thread as its own write left it. On PostgreSQL a row lock (in
+     * ID order, so two writers never wait on each other crosswise); on SQLite
+     * the gate already runs transactions one at a time.
+     */
+    lockThreads: async (key: ThreadKey, ids: string[]) => {
+      if (providerOfClient(db) !== 'postgresql' || ids.length === 0) return;
+      const sorted = [...new Set(ids)].sort();
+      const list = sorted.map((_, i) => `$${i + 4}`).join(', ');
+      await db.$queryRawUnsafe(
+        `SELECT "id" FROM "CommentAnnotation" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "id" IN (${list}) ORDER BY "id" FOR UPDATE`,
+        key.apiKeyId,
+        key.organizationId,
+        key.documentId,
+        ...sorted,
+      );
+    },
+
     /** A thread's own row, without its comments. */
     findThreadRow: (key: ThreadKey, id: string): Promise<ThreadRow | null> => db.commentAnnotation.findFirst({ where: { ...key, id } }),
 

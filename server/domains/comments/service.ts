@@ -93,8 +93,9 @@ export function createCommentsService(deps: CommentsDeps) {
     return thread;
   }
 
-  /** The thread's own row: for writes that do not need its comments. */
+  /** The thread's own row, locked for the write (see repo.lockThreads): for writes that do not need its comments. */
   async function threadRowOrThrow(key: ThreadKey, annotationId: string): Promise<ThreadRow> {
+    await repo.lockThreads(key, [annotationId]);
     const thread = await repo.findThreadRow(key, annotationId);
     if (!thread) throw notFound(`comment annotation ${annotationId} does not exist in document ${key.documentId}`);
     return thread;
@@ -284,6 +285,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async updateCommentAnnotations(app: App, input: DataOf<typeof updateCommentAnnotations>): Promise<TCommentAnnotation[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
+        await repo.lockThreads(key, input.annotationIds);
         const rows = new Map((await repo.findThreads(key, input.annotationIds)).map((t) => [t.id, t]));
         const missing = input.annotationIds.find((id) => !rows.has(id));
         if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
@@ -351,6 +353,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async deleteCommentAnnotations(app: App, input: DataOf<typeof deleteCommentAnnotations>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
+        await repo.lockThreads(key, input.annotationIds);
         const rows = new Map((await repo.findThreads(key, input.annotationIds)).map((t) => [t.id, t]));
         const missing = input.annotationIds.find((id) => !rows.has(id));
         if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
@@ -459,6 +462,7 @@ export function createCommentsService(deps: CommentsDeps) {
     async deleteComments(app: App, input: DataOf<typeof deleteComments>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
+        await repo.lockThreads(key, [input.annotationId]);
         const thread = await threadOrThrow(key, input.annotationId);
         for (const id of input.commentIds) commentOrThrow(thread, id);
         const actor = (await userResolver(app.apiKeyId, [input.actionUser]))(input.actionUser);

@@ -106,6 +106,46 @@ describe('Add Comments', () => {
   });
 });
 
+describe('concurrent writes to one thread take turns', () => {
+  async function seedComments(annotationId: string, count: number) {
+    const at = BigInt(clock.nowMs());
+    const apiKeyId = (await server.running.database.db.commentAnnotation.findFirstOrThrow({ where: { id: annotationId } })).apiKeyId;
+    await server.running.database.db.comment.createMany({
+      data: Array.from({ length: count }, (_, i) => ({
+        apiKeyId,
+        ...thread,
+        annotationId,
+        id: `seed-${i}`,
+        orderKey: server.running.services.ids.next('cmo'),
+        text: `seed ${i}`,
+        fromUserId: 'ann',
+        fromUser: '{"userId":"ann"}',
+        createdAt: at,
+        lastUpdated: at,
+      })),
+    });
+  }
+
+  it('ten adds at once to a thread of 995 comments: five succeed, five are FAILED_PRECONDITION', async () => {
+    const t = await open('t-race');
+    await seedComments('t-race', 994);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => client.comments.addComments({ ...t, commentData: [{ commentText: `racer ${i}`, from: bob }] })));
+    const statuses = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as { status: string }).status)).sort();
+    expect(statuses).toEqual([...Array(5).fill('FAILED_PRECONDITION'), ...Array(5).fill('ok')]);
+    expect((await client.comments.getComments(t)).data).toHaveLength(1000);
+  });
+
+  it('a delete racing comment adds: each add either lands before the delete or is NOT_FOUND, never half-written', async () => {
+    const t = await open('t-race-del');
+    const adds = Array.from({ length: 5 }, (_, i) => client.comments.addComments({ ...t, commentData: [{ commentText: `racer ${i}`, from: bob }] }));
+    const removal = client.comments.deleteCommentAnnotations({ ...thread, annotationIds: ['t-race-del'], actionUser: ann });
+    const outcomes = await Promise.allSettled([...adds, removal]);
+    for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { status: string }).status).toBe('NOT_FOUND');
+    expect(outcomes[5]!.status).toBe('fulfilled');
+    expect(await server.running.database.db.comment.count({ where: { annotationId: 't-race-del' } })).toBe(0);
+  });
+});
+
 describe('Get Comments', () => {
   it('is NOT_FOUND for an unknown thread', async () => {
     await expectCollabError(client.comments.getComments({ ...thread, annotationId: 'nope' }), 'NOT_FOUND');
