@@ -18,7 +18,7 @@ CREATE TABLE "CommentAnnotation" (
     "createdAt" BIGINT NOT NULL,
     "lastUpdated" BIGINT NOT NULL,
 
-    PRIMARY KEY ("apiKeyId", "id")
+    CONSTRAINT "CommentAnnotation_pkey" PRIMARY KEY ("apiKeyId","id")
 );
 
 -- CreateTable
@@ -37,8 +37,7 @@ CREATE TABLE "Comment" (
     "createdAt" BIGINT NOT NULL,
     "lastUpdated" BIGINT NOT NULL,
 
-    PRIMARY KEY ("apiKeyId", "annotationId", "id"),
-    CONSTRAINT "Comment_apiKeyId_annotationId_fkey" FOREIGN KEY ("apiKeyId", "annotationId") REFERENCES "CommentAnnotation" ("apiKeyId", "id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "Comment_pkey" PRIMARY KEY ("apiKeyId","annotationId","id")
 );
 
 -- CreateTable
@@ -50,8 +49,7 @@ CREATE TABLE "CommentMention" (
     "commentId" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
 
-    PRIMARY KEY ("apiKeyId", "annotationId", "commentId", "userId"),
-    CONSTRAINT "CommentMention_apiKeyId_annotationId_commentId_fkey" FOREIGN KEY ("apiKeyId", "annotationId", "commentId") REFERENCES "Comment" ("apiKeyId", "annotationId", "id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "CommentMention_pkey" PRIMARY KEY ("apiKeyId","annotationId","commentId","userId")
 );
 
 -- CreateTable
@@ -67,8 +65,7 @@ CREATE TABLE "CommentReaction" (
     "fromUser" TEXT NOT NULL,
     "createdAt" BIGINT NOT NULL,
 
-    PRIMARY KEY ("apiKeyId", "id"),
-    CONSTRAINT "CommentReaction_apiKeyId_annotationId_commentId_fkey" FOREIGN KEY ("apiKeyId", "annotationId", "commentId") REFERENCES "Comment" ("apiKeyId", "annotationId", "id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "CommentReaction_pkey" PRIMARY KEY ("apiKeyId","id")
 );
 
 -- CreateTable
@@ -80,12 +77,14 @@ CREATE TABLE "CommentReadMark" (
     "userId" TEXT NOT NULL,
     "readAt" BIGINT NOT NULL,
 
-    PRIMARY KEY ("apiKeyId", "annotationId", "userId"),
-    CONSTRAINT "CommentReadMark_apiKeyId_annotationId_fkey" FOREIGN KEY ("apiKeyId", "annotationId") REFERENCES "CommentAnnotation" ("apiKeyId", "id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "CommentReadMark_pkey" PRIMARY KEY ("apiKeyId","annotationId","userId")
 );
 
 -- CreateIndex
-CREATE INDEX "CommentAnnotation_apiKeyId_organizationId_documentId_createdAt_id_idx" ON "CommentAnnotation"("apiKeyId", "organizationId", "documentId", "createdAt", "id");
+CREATE INDEX "CommentAnnotation_apiKeyId_organizationId_documentId_create_idx" ON "CommentAnnotation"("apiKeyId", "organizationId", "documentId", "createdAt", "id");
+
+-- CreateIndex
+CREATE INDEX "CommentAnnotation_apiKeyId_organizationId_createdAt_id_idx" ON "CommentAnnotation"("apiKeyId", "organizationId", "createdAt", "id");
 
 -- CreateIndex
 CREATE INDEX "CommentAnnotation_apiKeyId_fromUserId_idx" ON "CommentAnnotation"("apiKeyId", "fromUserId");
@@ -109,7 +108,7 @@ CREATE UNIQUE INDEX "Comment_apiKeyId_orderKey_key" ON "Comment"("apiKeyId", "or
 CREATE INDEX "CommentMention_apiKeyId_userId_idx" ON "CommentMention"("apiKeyId", "userId");
 
 -- CreateIndex
-CREATE INDEX "CommentReaction_apiKeyId_annotationId_commentId_createdAt_id_idx" ON "CommentReaction"("apiKeyId", "annotationId", "commentId", "createdAt", "id");
+CREATE INDEX "CommentReaction_apiKeyId_annotationId_commentId_createdAt_i_idx" ON "CommentReaction"("apiKeyId", "annotationId", "commentId", "createdAt", "id");
 
 -- CreateIndex
 CREATE INDEX "CommentReaction_apiKeyId_organizationId_userId_createdAt_id_idx" ON "CommentReaction"("apiKeyId", "organizationId", "userId", "createdAt", "id");
@@ -119,3 +118,15 @@ CREATE UNIQUE INDEX "CommentReaction_apiKeyId_annotationId_commentId_userId_icon
 
 -- CreateIndex
 CREATE INDEX "CommentReadMark_apiKeyId_userId_idx" ON "CommentReadMark"("apiKeyId", "userId");
+
+-- AddForeignKey
+ALTER TABLE "Comment" ADD CONSTRAINT "Comment_apiKeyId_annotationId_fkey" FOREIGN KEY ("apiKeyId", "annotationId") REFERENCES "CommentAnnotation"("apiKeyId", "id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "CommentMention" ADD CONSTRAINT "CommentMention_apiKeyId_annotationId_commentId_fkey" FOREIGN KEY ("apiKeyId", "annotationId", "commentId") REFERENCES "Comment"("apiKeyId", "annotationId", "id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "CommentReaction" ADD CONSTRAINT "CommentReaction_apiKeyId_annotationId_commentId_fkey" FOREIGN KEY ("apiKeyId", "annotationId", "commentId") REFERENCES "Comment"("apiKeyId", "annotationId", "id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "CommentReadMark" ADD CONSTRAINT "CommentReadMark_apiKeyId_annotationId_fkey" FOREIGN KEY ("apiKeyId", "annotationId") REFERENCES "CommentAnnotation"("apiKeyId", "id") ON DELETE CASCADE ON UPDATE CASCADE;
