@@ -11,6 +11,8 @@ import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createMigrationsService } from './domains/migrations/service.js';
+import { createUserDataService } from './domains/user-data/service.js';
 import { createUsersService } from './domains/users/service.js';
 import { createSettingsRepo } from './domains/workspace/repo.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
@@ -71,6 +73,8 @@ export function createServices(deps: CoreDeps) {
     signingKeys,
     nowSeconds: () => nowSeconds(clock),
   });
+  const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
+  const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
   return {
     clock,
@@ -88,6 +92,8 @@ export function createServices(deps: CoreDeps) {
     organizations,
     users,
     permissions,
+    userData,
+    migrations,
   };
 }
 
