@@ -61,6 +61,11 @@ beforeAll(async () => {
   await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });
   await client.organizations.addDocument({ organizationId: ID, documentId: ID, documentName: MARKER, folderId: ID });
   await client.users.addUsers({ organizationId: ID, users: [{ userId: ID, name: MARKER, email: `${MARKER}@example.com` }] });
+  // Feature-level access context, which Get Permissions returns to A only.
+  await client.permissions.addPermissions({
+    user: { userId: ID },
+    permissions: { resources: [{ type: 'document', id: ID, organizationId: ID, context: { accessFields: [`team:${MARKER}`] } }] },
+  });
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
   jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
@@ -79,6 +84,7 @@ describe('another workspace sees nothing of workspace A', () => {
     it(read.name, async () => {
       const own = await server.post(read.path, { data: read.data(a) }, read.headers(a));
       expect(own.status).toBe(200);
+      if (read.name === 'getPermissions') expect(own.body.result.data[ID].context).toEqual({ accessFields: [`team:${MARKER}`] });
       const res = await server.post(read.path, { data: read.data(a) }, read.headers(b));
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);

@@ -28,7 +28,10 @@ async function seed(c: Client, documentId: string) {
   await c.organizations.addFolder({ organizationId: ORG, folderId: `${documentId}-folder` });
   await c.organizations.addDocument({ organizationId: ORG, documentId, documentName: `Name of ${documentId}`, folderId: `${documentId}-folder` });
   await c.organizations.updateFolderAccess({ organizationId: ORG, folderId: `${documentId}-folder`, accessType: 'restricted' });
-  await c.users.addUsers({ organizationId: ORG, documentId, users: [{ userId: 'dora', accessRole: 'editor' }] });
+  await c.permissions.addPermissions({
+    user: { userId: 'dora' },
+    permissions: { resources: [{ type: 'document', id: documentId, organizationId: ORG, accessRole: 'editor', context: { accessFields: ['team:docs'] } }] },
+  });
   await c.users.addUserGroup({ organizationId: ORG, organizationUserGroupId: `${documentId}-group`, name: 'G' });
   await c.users.addUsers({ organizationId: ORG, users: [{ userId: 'gus' }, { userId: 'olga' }] });
   await c.users.addUsersToGroup({ organizationId: ORG, organizationUserGroupId: `${documentId}-group`, userIds: ['gus'] });
@@ -66,6 +69,9 @@ describe('Migrate Documents', () => {
     // The same document under its new ID (a changed ID is a change: lastUpdated moves).
     expect(after.find((d) => d.id === 'final')).toEqual({ ...before, id: 'final', lastUpdated: expect.any(Number) });
     expect(await rolesOn(client, 'final')).toEqual({ dora: 'editor', gus: 'viewer', olga: 'permission_denied' });
+    // The grant moved whole, its feature-level access context included.
+    const dora = (await client.permissions.getPermissions({ organizationId: ORG, userIds: ['dora'], documentIds: ['final'] })).data.dora!;
+    expect(dora.context).toEqual({ accessFields: ['team:docs'] });
     expect((await client.users.getUsers({ organizationId: ORG, documentId: 'final' })).data.map((u) => u.userId)).toEqual(['dora']);
 
     const old = await expectCollabError(client.permissions.getPermissions({ organizationId: ORG, userIds: ['dora'], documentIds: ['draft'] }), 'NOT_FOUND');
