@@ -15,6 +15,8 @@ import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createMigrationsService } from './domains/migrations/service.js';
+import { createUserDataService } from './domains/user-data/service.js';
 import { createUsersService } from './domains/users/service.js';
 import { createSettingsRepo } from './domains/workspace/repo.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
@@ -81,6 +83,8 @@ export function createServices(deps: CoreDeps) {
   owned.register(commentsOwnedData(commentsRepo));
   for (const source of commentsUserData(commentsRepo)) owned.addUserDataSource(source);
   const comments = createCommentsService({ repo: commentsRepo, access: accessRepo, checks, uow, events, clock, ids, pageTokens });
+  const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
+  const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
   return {
     clock,
@@ -100,6 +104,8 @@ export function createServices(deps: CoreDeps) {
     users,
     permissions,
     comments,
+    userData,
+    migrations,
   };
 }
 

@@ -166,3 +166,38 @@ describe('user data and erasure', () => {
     expect(await after()).toEqual(threads);
   });
 });
+
+describe('through the operations that walk the registry', () => {
+  const ORG = 'ops';
+  const runJobs = () => server.running.services.jobs.runDue();
+
+  it('Migrate Documents moves the threads; Get All User Data returns the comments and reactions; Delete All User Data erases them', async () => {
+    await client.comments.addCommentAnnotations({
+      organizationId: ORG,
+      documentId: 'draft',
+      commentAnnotations: [{ annotationId: 'ops-t', from: { userId: 'una' }, commentData: [{ commentId: 'u1', commentText: 'una here' }] }],
+    });
+    await client.comments.addComments({ organizationId: ORG, documentId: 'draft', annotationId: 'ops-t', commentData: [{ commentId: 'v1', commentText: 'vic here', from: { userId: 'vic' }, taggedUserContacts: [{ userId: 'una' }] }] });
+    await client.comments.addReaction({ organizationId: ORG, documentId: 'draft', annotationId: 'ops-t', commentId: 'v1', icon: '+1', from: { userId: 'una' } });
+
+    const { migrationId } = (await client.migrations.migrateDocuments({ organizationId: ORG, documentId: 'draft', newDocumentId: 'final' })).data;
+    await runJobs();
+    expect((await client.migrations.getMigrateDocumentsStatus({ organizationId: ORG, migrationId })).data.status).toBe('completed');
+    const moved = (await client.comments.getCommentAnnotations({ organizationId: ORG, documentId: 'final' })).data;
+    expect(moved.map((t) => [t.annotationId, t.documentId, t.comments.length])).toEqual([['ops-t', 'final', 2]]);
+
+    const exported = (await client.userData.getAllUserData({ organizationId: ORG, userId: 'una' })).data;
+    expect(exported.comments.map((c) => [c.commentId, c.documentId])).toEqual([
+      ['u1', 'final'],
+      ['v1', 'final'],
+    ]);
+    expect(exported.reactions.map((r) => [r.icon, r.commentId, r.documentId])).toEqual([['+1', 'v1', 'final']]);
+
+    const { jobId } = (await client.userData.deleteAllUserData({ userId: 'una' })).data;
+    await runJobs();
+    expect((await client.userData.getDeleteAllUserDataStatus({ jobId })).data.status).toBe('completed');
+    expect(await client.userData.getAllUserData({ organizationId: ORG, userId: 'una' })).toMatchObject({ data: { comments: [], reactions: [] } });
+    const [left] = (await client.comments.getCommentAnnotations({ organizationId: ORG, documentId: 'final' })).data;
+    expect(left).toMatchObject({ from: ANONYMOUS, comments: [{ commentId: 'v1', taggedUserContacts: [], reactions: [] }] });
+  });
+});
