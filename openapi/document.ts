@@ -29,6 +29,8 @@ const TAGS: Record<keyof Contract, string> = {
   permissions: 'Effective permissions, grants, and user tokens carrying resource permissions.',
   users: 'Users of an organization, folder or document, and user groups.',
   organizations: 'Organizations, their folders and documents, and access to them.',
+  activities: 'Activity logs: records of what users did, written by the service from domain events and by the application.',
+  recordings: 'Recordings (recorder annotations) on documents.',
 };
 
 /**

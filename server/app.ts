@@ -6,8 +6,10 @@ import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
+import { activitiesRouter } from './domains/activities/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
+import { recordingsRouter } from './domains/recordings/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { authenticate } from './http/authenticate.js';
@@ -85,6 +87,8 @@ export function createApp(deps: AppDeps): Express {
     permissions: permissionsRouter(permissions),
     users: usersRouter(users),
     organizations: organizationsRouter(organizations),
+    activities: activitiesRouter(deps.services.activities),
+    recordings: recordingsRouter(deps.services.recordings),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,
