@@ -31,6 +31,8 @@ const READS: ReadCase[] = [
   { name: 'getOrganizations', path: '/v2/organizations/get', headers: appHeaders, data: () => ({}) },
   { name: 'getFolders', path: '/v2/organizations/folders/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
   { name: 'getDocuments', path: '/v2/organizations/documents/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
+  { name: 'getActivityLogs', path: '/v2/activities/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
+  { name: 'getRecordings', path: '/v2/recordings/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
@@ -52,6 +54,21 @@ beforeAll(async () => {
   await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });
   await client.organizations.addDocument({ organizationId: ID, documentId: ID, documentName: MARKER, folderId: ID });
   await client.users.addUsers({ organizationId: ID, users: [{ userId: ID, name: MARKER, email: `${MARKER}@example.com` }] });
+  await client.activities.addActivities({
+    organizationId: ID,
+    activities: [{ documentId: ID, featureType: 'custom', actionType: MARKER, actionUser: { userId: ID, name: MARKER }, targetEntityId: ID, displayMessageTemplate: MARKER }],
+  });
+  await client.recordings.addRecording({
+    organizationId: ID,
+    documentId: ID,
+    annotationId: ID,
+    recordingType: 'screen',
+    mode: 'floating',
+    recordedTime: { duration: 1 },
+    displayName: MARKER,
+    attachments: [],
+    from: { userId: ID, name: MARKER },
+  });
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
 afterAll(() => server?.close());

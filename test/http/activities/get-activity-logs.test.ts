@@ -194,6 +194,10 @@ describe('Get Activity Logs', () => {
     await otherClient.organizations.addOrganization({ organizationId: ORG });
     await otherClient.activities.addActivities({ organizationId: ORG, activities: [newRecord(), newRecord()] });
     const { pageToken } = await otherClient.activities.getActivityLogs({ organizationId: ORG, pageSize: 1 });
+    // The other application's organization of the same ID holds only its own records.
+    const theirs = (await otherClient.activities.getActivityLogs({ organizationId: ORG })).data;
+    expect(theirs.map((a) => a.targetEntityId).sort()).toEqual([`late-${extra - 1}`, `late-${extra}`].sort());
+    expect(theirs.every((a) => a.metadata.apiKey === other.apiKey)).toBe(true);
     await expectCollabError(client.activities.getActivityLogs({ organizationId: ORG, pageSize: 1, pageToken: pageToken! }), 'INVALID_ARGUMENT', /pageToken/);
   });
 

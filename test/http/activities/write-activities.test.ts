@@ -178,6 +178,18 @@ describe('Delete Activities', () => {
   });
 });
 
+describe('another application', () => {
+  it('cannot update or delete these records, even with an organization of the same ID', async () => {
+    const [added] = (await client.activities.addActivities({ organizationId: ORG, activities: [record()] })).data;
+    const other = server.client(await server.workspace());
+    await other.organizations.addOrganization({ organizationId: ORG });
+    await expectCollabError(other.activities.updateActivity({ organizationId: ORG, activityId: added!.id, actionType: 'stolen' }), 'NOT_FOUND');
+    expect((await other.activities.deleteActivities({ organizationId: ORG, activityIds: [added!.id] })).data[added!.id]!.success).toBe(false);
+    expect((await other.activities.getActivityLogs({ organizationId: ORG })).data).toEqual([]);
+    expect((await client.activities.getActivityLogs({ organizationId: ORG })).data).toEqual([added]);
+  });
+});
+
 describe('an immutable activity log', () => {
   it('refuses Add, Update and Delete Activities with FAILED_PRECONDITION and changes nothing', async () => {
     const [added] = (await client.activities.addActivities({ organizationId: ORG, activities: [record()] })).data;
