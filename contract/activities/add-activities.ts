@@ -9,12 +9,12 @@ import { ZActivity, ZFeatureType } from './schemas.js';
 export const MAX_ACTIVITIES_PER_ADD = 100;
 
 /** Template data is free JSON; its serialized size is bounded so one record stays small. */
-export const MAX_TEMPLATE_DATA_BYTES = 16_384;
+export const MAX_TEMPLATE_DATA_CHARS = 16_384;
 
 export const ZTemplateData = z
   .record(z.unknown())
-  .refine((data) => Buffer.byteLength(JSON.stringify(data)) <= MAX_TEMPLATE_DATA_BYTES, {
-    message: `must be at most ${MAX_TEMPLATE_DATA_BYTES} bytes as JSON`,
+  .refine((data) => JSON.stringify(data).length <= MAX_TEMPLATE_DATA_CHARS, {
+    message: `must be at most ${MAX_TEMPLATE_DATA_CHARS} characters as JSON`,
   })
   .describe('Values for the template placeholders, e.g. {"actionUser": {"name": "Ada"}} for `{{actionUser.name}}`.');
 
