@@ -5,6 +5,7 @@ import { getActivityLogs } from './activities/get-activity-logs.js';
 import { updateActivity } from './activities/update-activity.js';
 import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
 import { getDocuments } from './documents/get-documents.js';
+import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
 import { getFolders } from './folders/get-folders.js';
 import { addOrganization, deleteOrganization, getOrganizations, updateOrganization, updateOrganizationDisableState } from './organizations/organizations.js';
@@ -16,7 +17,9 @@ import { deleteRecordings } from './recordings/delete-recordings.js';
 import { getRecordings } from './recordings/get-recordings.js';
 import { removePermissions } from './permissions/remove-permissions.js';
 import { addUsers } from './users/add-users.js';
+import { deleteAllUserData, getDeleteAllUserDataStatus } from './users/delete-all-user-data.js';
 import { deleteUsers, deleteUsersV2 } from './users/delete-users.js';
+import { getAllUserData, getAllUserDataV2 } from './users/get-all-user-data.js';
 import { getUsers } from './users/get-users.js';
 import { updateUsers } from './users/update-users.js';
 import { addUserGroup, addUsersToGroup, deleteUsersFromGroup, deleteUsersFromGroupV2 } from './users/user-groups.js';
@@ -87,6 +90,16 @@ export const contract = c.router({
     getRecordings,
     addRecording,
     deleteRecordings,
+  },
+  userData: {
+    getAllUserData,
+    getAllUserDataV2,
+    deleteAllUserData,
+    getDeleteAllUserDataStatus,
+  },
+  migrations: {
+    migrateDocuments,
+    getMigrateDocumentsStatus,
   },
 });
 

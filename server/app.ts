@@ -7,9 +7,11 @@ import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import { activitiesRouter } from './domains/activities/router.js';
+import { migrationsRouter } from './domains/migrations/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { recordingsRouter } from './domains/recordings/router.js';
+import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { authenticate } from './http/authenticate.js';
@@ -89,6 +91,8 @@ export function createApp(deps: AppDeps): Express {
     organizations: organizationsRouter(organizations),
     activities: activitiesRouter(deps.services.activities),
     recordings: recordingsRouter(deps.services.recordings),
+    userData: userDataRouter(deps.services.userData),
+    migrations: migrationsRouter(deps.services.migrations),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

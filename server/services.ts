@@ -6,6 +6,7 @@ import { PROJECTED_EVENT_TYPES } from '../contract/activities/triggers.js';
 import { createFeatureGate } from './domains/accounts/features.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createAccountsService } from './domains/accounts/service.js';
+import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
 import { activitiesOwnedData } from './domains/activities/owned-data.js';
 import { activityProjection } from './domains/activities/projection.js';
@@ -19,6 +20,8 @@ import { recordingsOwnedData, recordingsUserData } from './domains/recordings/ow
 import { createRecordingsRepo } from './domains/recordings/repo.js';
 import { createRecordingsService } from './domains/recordings/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createMigrationsService } from './domains/migrations/service.js';
+import { createUserDataService } from './domains/user-data/service.js';
 import { createUsersService } from './domains/users/service.js';
 import { createSettingsRepo } from './domains/workspace/repo.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
@@ -67,6 +70,8 @@ export function createServices(deps: CoreDeps) {
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
   const accessRepo = createAccessRepo(db);
+  /** What a user may do on a document, and who may read it: for content reads and notification fan-out. */
+  const checks = createAccessChecks({ repo: accessRepo, now: clock.now });
   const pageTokens = createPageTokens(sealer.deriveKey('page-token'));
   const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, now: clock.now });
   const organizations = createOrganizationsService({ repo: accessRepo, uow, features, pageTokens, owned });
@@ -79,6 +84,8 @@ export function createServices(deps: CoreDeps) {
     signingKeys,
     nowSeconds: () => nowSeconds(clock),
   });
+  const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
+  const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
   // Activity logs and recordings: their tables in the owned-data registry, recordings in Get All User Data,
   // and the projection that logs every domain event except activity.add (see contract/activities/triggers.ts).
@@ -102,6 +109,7 @@ export function createServices(deps: CoreDeps) {
     provider,
     workspaceConfig,
     accessRepo,
+    checks,
     pageTokens,
     signingKeys,
     organizations,
@@ -109,6 +117,8 @@ export function createServices(deps: CoreDeps) {
     permissions,
     activities,
     recordings,
+    userData,
+    migrations,
   };
 }
 
