@@ -245,3 +245,21 @@ describe(`a failed comment write leaves neither rows nor events (${usingPostgres
   });
 });
 
+
+describe('projections of comment events', () => {
+  it('with activity logging on, comment writes become activity records in the same transaction', async () => {
+    await client.workspace.updateActivityConfig({ isEnabled: true });
+    await open('logged');
+    // (comment.add outbox rows are refused above, so this test uses the other writes.)
+    await client.comments.updateCommentAnnotations({ ...where, annotationIds: ['logged'], actionUser: bob, updatedData: { status: 'resolved' } });
+    await client.comments.addReaction({ ...where, annotationId: 'logged', commentId: 'c1', icon: '+1', from: ann });
+    const { data } = await client.activities.getActivityLogs({ organizationId: 'org', order: 'asc' });
+    const mine = data.filter((a) => a.targetEntityId === 'logged');
+    expect(mine.map((a) => [a.actionType, a.actionUser.userId])).toEqual([
+      ['comment_annotation.add', 'ann'],
+      ['comment_annotation.status_change', 'bob'],
+      ['comment.reaction_add', 'ann'],
+    ]);
+    await client.workspace.updateActivityConfig({ isEnabled: false });
+  });
+});
