@@ -3,6 +3,9 @@ import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocume
 import { getDocuments } from './documents/get-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
 import { getFolders } from './folders/get-folders.js';
+import { addNotification, deleteNotifications, updateNotifications } from './notifications/custom-notifications.js';
+import { getNotifications } from './notifications/get-notifications.js';
+import { getNotificationConfig, getNotificationConfigV2, setNotificationConfig } from './notifications/notification-config.js';
 import { addOrganization, deleteOrganization, getOrganizations, updateOrganization, updateOrganizationDisableState } from './organizations/organizations.js';
 import { addPermissions } from './permissions/add-permissions.js';
 import { generateToken } from './permissions/generate-token.js';
@@ -67,6 +70,15 @@ export const contract = c.router({
     moveDocument,
     updateDocumentAccess,
     updateDocumentDisableState,
+  },
+  notifications: {
+    getNotifications,
+    getNotificationConfig,
+    getNotificationConfigV2,
+    setNotificationConfig,
+    addNotification,
+    updateNotifications,
+    deleteNotifications,
   },
 });
 
