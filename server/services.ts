@@ -5,6 +5,7 @@ import type { UnitOfWork } from './db/unit-of-work.js';
 import { createFeatureGate } from './domains/accounts/features.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createAccountsService } from './domains/accounts/service.js';
+import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
 import { createAccessRepo } from './domains/access/repo.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
@@ -59,6 +60,8 @@ export function createServices(deps: CoreDeps) {
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
   const accessRepo = createAccessRepo(db);
+  /** What a user may do on a document, and who may read it: for content reads and notification fan-out. */
+  const checks = createAccessChecks({ repo: accessRepo, now: clock.now });
   const pageTokens = createPageTokens(sealer.deriveKey('page-token'));
   const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, now: clock.now });
   const organizations = createOrganizationsService({ repo: accessRepo, uow, features, pageTokens, owned });
@@ -83,6 +86,7 @@ export function createServices(deps: CoreDeps) {
     provider,
     workspaceConfig,
     accessRepo,
+    checks,
     pageTokens,
     signingKeys,
     organizations,

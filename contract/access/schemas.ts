@@ -67,6 +67,34 @@ export const ZUserInput = named(
 );
 export type TUserInput = z.infer<typeof ZUserInput>;
 
+/**
+ * Feature-level access context: `<fieldName>:<value>` entries stored with a
+ * document grant (e.g. `team:design`), which features such as comment threads
+ * match against the context they were created with. Bounded so a grant row
+ * stays small: at most 50 entries of at most 256 characters each; the name is
+ * everything before the first `:` and neither it nor the value may be empty
+ * (the value may itself contain `:`).
+ */
+export const MAX_ACCESS_FIELDS = 50;
+export const MAX_ACCESS_FIELD_LENGTH = 256;
+export const ZAccessField = z
+  .string()
+  .max(MAX_ACCESS_FIELD_LENGTH)
+  .regex(/^[^:]+:[\s\S]+$/, { message: 'must be <fieldName>:<value> with a non-empty name and value' });
+
+export const ZAccessContext = named(
+  'AccessContext',
+  z
+    .object({
+      accessFields: z
+        .array(ZAccessField)
+        .max(MAX_ACCESS_FIELDS)
+        .describe(`Entries of the form \`<fieldName>:<value>\` (at most ${MAX_ACCESS_FIELDS}, each at most ${MAX_ACCESS_FIELD_LENGTH} characters).`),
+    })
+    .strict(),
+);
+export type TAccessContext = z.infer<typeof ZAccessContext>;
+
 /** A resource permission entry (Generate Token, Add Permissions, Remove Permissions). */
 export const ZResourcePermission = named(
   'ResourcePermission',
@@ -77,9 +105,15 @@ export const ZResourcePermission = named(
       organizationId: ZId.optional().describe('Required when type is `document` or `folder`.'),
       accessRole: ZAccessRole.optional().describe('Default `editor`.'),
       expiresAt: ZUnixSeconds.optional(),
+      context: ZAccessContext.optional().describe(
+        'Document entries only: the feature-level access context granted with the document. Granting again replaces it (no `context` clears it). Ignored by Remove Permissions.',
+      ),
     })
     .strict()
     .superRefine((entry, ctx) => {
+      if (entry.context !== undefined && entry.type !== 'document') {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['context'], message: `is only allowed on document entries, not on type ${entry.type}` });
+      }
       if (entry.type !== 'organization' && entry.organizationId === undefined) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['organizationId'], message: `is required when type is ${entry.type}` });
       }
@@ -155,5 +189,11 @@ export const ZPermissionResult = named('PermissionResult', z.object({
   organization: z.record(ZPermissionEntry).optional(),
   folders: z.record(ZPermissionEntry).optional(),
   documents: z.record(ZPermissionEntry).optional(),
+  context: z
+    .object({ accessFields: z.array(z.string()) })
+    .optional()
+    .describe(
+      "Feature-level access context: the union (sorted, without repeats) of the access fields of the user's live document grants, direct or through a user group, on the documents asked about. Absent when there are none.",
+    ),
 }));
 export type TPermissionResult = z.infer<typeof ZPermissionResult>;

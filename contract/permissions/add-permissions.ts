@@ -16,7 +16,7 @@ export const addPermissions = operation({
   path: '/v2/auth/permissions/add',
   summary: 'Add Permissions',
   description:
-    'Grants a user (or a user group) access to organizations, folders and documents. Each entry: `type`, `id`, `organizationId` (for folders and documents), `accessRole` (default `editor`), `expiresAt` (Unix seconds; the grant lapses then; in the past is INVALID_ARGUMENT). Granting again replaces the role and expiry. Missing organizations, folders and documents are created (folders and documents at the top, `organizationPrivate`), as client apps create documents by opening them. A group must exist (NOT_FOUND) and can only receive resources of its own organization.',
+    'Grants a user (or a user group) access to organizations, folders and documents. Each entry: `type`, `id`, `organizationId` (for folders and documents), `accessRole` (default `editor`), `expiresAt` (Unix seconds; the grant lapses then; in the past is INVALID_ARGUMENT), and on document entries only `context: {accessFields}` (feature-level access context, `<fieldName>:<value>` entries; on organization or folder entries INVALID_ARGUMENT). Granting again replaces the role, expiry and access fields. Missing organizations, folders and documents are created (folders and documents at the top, `organizationPrivate`), as client apps create documents by opening them. A group must exist (NOT_FOUND) and can only receive resources of its own organization.',
   data: ZPermissionsPrincipal,
   result: emptyResult(),
 });

@@ -34,7 +34,7 @@ export const generateToken = operation({
   path: '/v2/auth/generate_token',
   summary: 'Generate Token',
   description:
-    'Issues a user token: a JWT signed with ES256 (public keys at GET /.well-known/jwks.json), valid for 48 hours, carrying the user properties and the resource permissions (accessRole default `editor`). The user record is created or updated and the permissions are granted like Add Permissions. `organizationId` inside `userProperties` is INVALID_ARGUMENT: put the organization in `permissions.resources` as an entry of type `organization`. With the permission provider on, each resource is checked with the provider and only granted ones are carried.',
+    'Issues a user token: a JWT signed with ES256 (public keys at GET /.well-known/jwks.json), valid for 48 hours, carrying the user properties and the resource permissions (accessRole default `editor`; the `context.accessFields` of a document entry, sorted and without repeats, when it has any). The user record is created or updated and the permissions are granted like Add Permissions. `organizationId` inside `userProperties` is INVALID_ARGUMENT: put the organization in `permissions.resources` as an entry of type `organization`. With the permission provider on, each resource is checked with the provider and only granted ones are carried.',
   data: ZGenerateTokenData,
   result: resultOf(z.object({ token: z.string() })),
 });

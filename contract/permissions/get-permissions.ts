@@ -15,7 +15,7 @@ export const getPermissions = operation({
   path: '/v2/auth/permissions/get',
   summary: 'Get Permissions',
   description:
-    'Effective access of each user to the organization and the requested folders and documents, keyed by user ID. Denied access is an entry with `error`, `errorCode: permission_denied` and `accessType` inside the success response. A requested folder or document that does not exist makes the response a NOT_FOUND error whose `details` carry the per-user structure, the missing entries with `errorCode: does_not_exist`. Expired temporary grants are ignored. With the permission provider on, the provider answers instead of the stored grants.',
+    'Effective access of each user to the organization and the requested folders and documents, keyed by user ID. Denied access is an entry with `error`, `errorCode: permission_denied` and `accessType` inside the success response. A requested folder or document that does not exist makes the response a NOT_FOUND error whose `details` carry the per-user structure, the missing entries with `errorCode: does_not_exist`. Expired temporary grants are ignored. `context.accessFields` per user: the access fields of the live document grants of the user (direct or through a group) on the documents asked about, sorted, without repeats; absent when none. With the permission provider on, the provider answers instead of the stored grants (and there is no `context`).',
   data: ZGetPermissionsData,
   result: resultOf(z.record(ZPermissionResult)),
 });

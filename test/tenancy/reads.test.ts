@@ -52,6 +52,11 @@ beforeAll(async () => {
   await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });
   await client.organizations.addDocument({ organizationId: ID, documentId: ID, documentName: MARKER, folderId: ID });
   await client.users.addUsers({ organizationId: ID, users: [{ userId: ID, name: MARKER, email: `${MARKER}@example.com` }] });
+  // Feature-level access context, which Get Permissions returns to A only.
+  await client.permissions.addPermissions({
+    user: { userId: ID },
+    permissions: { resources: [{ type: 'document', id: ID, organizationId: ID, context: { accessFields: [`team:${MARKER}`] } }] },
+  });
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
 afterAll(() => server?.close());
@@ -68,6 +73,7 @@ describe('another workspace sees nothing of workspace A', () => {
     it(read.name, async () => {
       const own = await server.post(read.path, { data: read.data(a) }, read.headers(a));
       expect(own.status).toBe(200);
+      if (read.name === 'getPermissions') expect(own.body.result.data[ID].context).toEqual({ accessFields: [`team:${MARKER}`] });
       const res = await server.post(read.path, { data: read.data(a) }, read.headers(b));
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);

@@ -12,6 +12,8 @@ export interface GrantRow {
   principalId: string;
   accessRole: 'viewer' | 'editor';
   expiresAt: number | null;
+  /** Feature-level access context of a document grant; empty when it has none (and on other grants). */
+  accessFields: string[];
 }
 
 /** Rows after `after` in (createdAt, id) order: the keyset condition of every paged list. */
@@ -25,6 +27,18 @@ const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Expiry is a 64-bit column (read as bigint); Unix seconds fit a JS number exactly. */
 const seconds = (value: bigint | null): number | null => (value === null ? null : Number(value));
+
+/** Access fields are stored as a JSON array of strings, null when there are none. */
+const fieldsText = (fields: string[]): string | null => (fields.length > 0 ? JSON.stringify(fields) : null);
+function fieldsOf(text: string | null): string[] {
+  if (text === null) return [];
+  const parsed = JSON.parse(text) as unknown;
+  return Array.isArray(parsed) ? parsed.filter((f): f is string => typeof f === 'string') : [];
+}
+
+const GRANT_READ = { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true, accessFields: true } as const;
+const grantRowOf = (g: { resourceType: string; resourceId: string; principalType: string; principalId: string; accessRole: string; expiresAt: bigint | null; accessFields: string | null }) =>
+  ({ ...g, expiresAt: seconds(g.expiresAt), accessFields: fieldsOf(g.accessFields) }) as GrantRow;
 
 const GRANT_KEY = ['apiKeyId', 'organizationId', 'resourceType', 'resourceId', 'principalType', 'principalId'] as const;
 
@@ -201,8 +215,8 @@ export function createAccessRepo(db: Db) {
     upsertGrant: (apiKeyId: string, organizationId: string, grant: GrantRow) =>
       db.grant.upsert({
         where: { apiKeyId_organizationId_resourceType_resourceId_principalType_principalId: { apiKeyId, organizationId, ...pick(grant) } },
-        create: { apiKeyId, organizationId, ...grant },
-        update: { accessRole: grant.accessRole, expiresAt: grant.expiresAt },
+        create: { apiKeyId, organizationId, ...grant, accessFields: fieldsText(grant.accessFields) },
+        update: { accessRole: grant.accessRole, expiresAt: grant.expiresAt, accessFields: fieldsText(grant.accessFields) },
       }),
 
     /** Changes the role of existing grants only; returns how many there were. */
@@ -236,9 +250,45 @@ export function createAccessRepo(db: Db) {
           OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })),
           AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] }],
         },
-        select: { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true },
+        select: GRANT_READ,
       })
-      ).map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }) as GrantRow),
+      ).map(grantRowOf),
+
+    /**
+     * Live grants on one document and on what it takes access from: the
+     * organization and the given folders (its folder and that folder's
+     * ancestors). Only these principals' grants when `principals` is given,
+     * everyone's otherwise.
+     */
+    liveGrantsOnDocument: async (
+      apiKeyId: string,
+      organizationId: string,
+      on: { folderIds: string[]; documentId: string },
+      principals: { type: PrincipalType; ids: string[] }[] | undefined,
+      nowSeconds: number,
+    ) =>
+      (
+        await db.grant.findMany({
+          where: {
+            apiKeyId,
+            organizationId,
+            AND: [
+              {
+                OR: [
+                  { resourceType: 'organization', resourceId: organizationId },
+                  { resourceType: 'document', resourceId: on.documentId },
+                  ...(on.folderIds.length > 0 ? [{ resourceType: 'folder', resourceId: { in: on.folderIds } }] : []),
+                ],
+              },
+              { OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] },
+              ...(principals
+                ? [{ OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })) }]
+                : []),
+            ],
+          },
+          select: GRANT_READ,
+        })
+      ).map(grantRowOf),
 
     /** Live user members of one resource, oldest membership first (the contact list). */
     membersOf: async (
@@ -286,6 +336,10 @@ export function createAccessRepo(db: Db) {
     removeGroupMembers: (apiKeyId: string, organizationId: string, groupId: string | undefined, userIds: string[]) =>
       db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId, ...(groupId ? { groupId } : {}), userId: { in: userIds } } }),
 
+    /** The members of these groups, as (userId, groupId) pairs. */
+    membersOfGroups: (apiKeyId: string, organizationId: string, groupIds: string[]) =>
+      db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId: { in: groupIds } }, select: { userId: true, groupId: true } }),
+
     groupsOfUsers: (apiKeyId: string, organizationId: string, userIds: string[]) =>
       db.userGroupMember.findMany({ where: { apiKeyId, organizationId, userId: { in: userIds } }, select: { userId: true, groupId: true } }),
   };
@@ -298,7 +352,7 @@ function pick(grant: GrantRow) {
 export type AccessRepo = ReturnType<typeof createAccessRepo>;
 
 /** Which grants an update or delete touches: one principal, or several at once. */
-type GrantFilter = Omit<GrantRow, 'accessRole' | 'expiresAt' | 'principalId'> & { principalId: string | { in: string[] } };
+type GrantFilter = Omit<GrantRow, 'accessRole' | 'expiresAt' | 'accessFields' | 'principalId'> & { principalId: string | { in: string[] } };
 
 export interface UserRecord {
   apiKeyId: string;

@@ -19,6 +19,10 @@ import type { GrantRow, ResourceType } from './repo.js';
  *   beats a temporary one, and a later expiry an earlier one.
  * Grants are passed in already filtered to the live ones (expiresAt in the
  * future or none), so temporary access lapses without any job running.
+ *
+ * A document grant may also carry access fields (feature-level access
+ * context); a user's fields on a document are those of their own and their
+ * groups' grants on that document.
  */
 
 export interface FolderNode {
@@ -86,15 +90,19 @@ export function createResolver(graph: AccessGraph) {
     else byResource.set(key, [grant]);
   }
 
+  /** The grants a user holds on one resource, directly or through a group. */
+  function grantsOf(userId: string, type: ResourceType, id: string): GrantRow[] {
+    const grants = byResource.get(`${type}\u0000${id}`);
+    if (!grants) return [];
+    const groups = graph.groupsOfUser.get(userId) ?? [];
+    return grants.filter((g) => (g.principalType === 'user' ? g.principalId === userId : groups.includes(g.principalId)));
+  }
+
   /** The best grant a user holds on one resource, directly or through a group. */
   function granted(userId: string, type: ResourceType, id: string): Access | null {
-    const grants = byResource.get(`${type}\u0000${id}`);
-    if (!grants) return null;
-    const groups = graph.groupsOfUser.get(userId) ?? [];
     let best: Access | null = null;
-    for (const g of grants) {
-      const mine = g.principalType === 'user' ? g.principalId === userId : groups.includes(g.principalId);
-      if (mine) best = better(best, g.expiresAt === null ? { accessRole: g.accessRole } : { accessRole: g.accessRole, expiresAt: g.expiresAt });
+    for (const g of grantsOf(userId, type, id)) {
+      best = better(best, g.expiresAt === null ? { accessRole: g.accessRole } : { accessRole: g.accessRole, expiresAt: g.expiresAt });
     }
     return best;
   }
@@ -139,5 +147,15 @@ export function createResolver(graph: AccessGraph) {
       access = better(access, byAccessType(userId, documentAccessType(graph.folders, document)));
       return cap(access, graph.organization.disabled || document.disabled);
     },
+
+    /** The access fields of the user's grants on one document, their own and their groups' (may repeat). */
+    documentFields(userId: string, documentId: string): string[] {
+      return grantsOf(userId, 'document', documentId).flatMap((g) => g.accessFields);
+    },
   };
+}
+
+/** Access fields as results give them: without repeats, sorted. */
+export function fieldList(fields: Iterable<string>): string[] {
+  return [...new Set(fields)].sort();
 }

@@ -3,7 +3,7 @@ import { invalidArgument, notFound } from '../../lib/app-error.js';
 import { idMap } from '../../lib/id-map.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
-import { createResolver, documentAccessType, folderAccessType, type Access } from '../access/resolve.js';
+import { createResolver, documentAccessType, fieldList, folderAccessType, type Access } from '../access/resolve.js';
 import { documentNode, folderNodes } from '../organizations/shapes.js';
 import type { App } from '../organizations/service.js';
 import { answerKey, type PermissionProviderClient, type ProviderRequest } from '../permission-provider/client.js';
@@ -12,7 +12,7 @@ import { mergeUser } from '../users/profile.js';
 import type { SigningKeys, UserTokenBody } from './signing-keys.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 
-type Maps = Required<TPermissionResult>;
+type Maps = Required<Omit<TPermissionResult, 'context'>> & Pick<TPermissionResult, 'context'>;
 type Principal = { type: PrincipalType; id: string; organizationId?: string };
 
 const denied = (what: string, userId: string, accessType?: string): TPermissionEntry => ({
@@ -96,6 +96,9 @@ export function createPermissionsService(deps: {
         const access = resolver.document(userId, document);
         maps.documents[documentId] = access ? granted(access, accessType) : denied(`document ${documentId}`, userId, accessType);
       }
+      // Feature-level access context: the fields of the user's live grants on the documents asked about.
+      const accessFields = resolver ? fieldList(input.documentIds.flatMap((documentId) => (documents.has(documentId) ? resolver.documentFields(userId, documentId) : []))) : [];
+      if (accessFields.length > 0) maps.context = { accessFields };
       result[userId] = maps;
     }
     if (anyMissing) throw notFound('one or more of the requested resources do not exist; see details', result);
@@ -173,6 +176,8 @@ export function createPermissionsService(deps: {
       principalId: principal.id,
       accessRole: r.accessRole ?? 'editor',
       expiresAt: r.expiresAt ?? null,
+      // Granting again replaces the fields like the role: an entry without context clears them.
+      accessFields: r.type === 'document' ? fieldList(r.context?.accessFields ?? []) : [],
     };
   }
 
@@ -251,6 +256,7 @@ export function createPermissionsService(deps: {
             ...(r.type !== 'organization' ? { organizationId: r.organizationId } : {}),
             accessRole: r.accessRole,
             ...(r.expiresAt !== undefined ? { expiresAt: r.expiresAt } : {}),
+            ...(r.type === 'document' && r.context && r.context.accessFields.length > 0 ? { context: { accessFields: fieldList(r.context.accessFields) } } : {}),
           })),
         },
       };

@@ -39,7 +39,9 @@ export interface ExpectedApplication {
  */
 export interface UserTokenBody {
   user: Record<string, unknown> & { userId: string; name: string; email: string; isAdmin: boolean };
-  permissions: { resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number }> };
+  permissions: {
+    resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number; context?: { accessFields: string[] } }>;
+  };
 }
 
 export interface UserTokenClaims extends JWTPayload, UserTokenBody {
