@@ -29,6 +29,7 @@ const TAGS: Record<keyof Contract, string> = {
   permissions: 'Effective permissions, grants, and user tokens carrying resource permissions.',
   users: 'Users of an organization, folder or document, and user groups.',
   organizations: 'Organizations, their folders and documents, and access to them.',
+  notifications: 'Notifications (from comment activity and custom ones), their read state, and per-user notification configs.',
 };
 
 /**

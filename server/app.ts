@@ -6,6 +6,7 @@ import { contract } from '../contract/index.js';
 import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
+import { notificationsRouter } from './domains/notifications/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { usersRouter } from './domains/users/router.js';
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
     permissions: permissionsRouter(permissions),
     users: usersRouter(users),
     organizations: organizationsRouter(organizations),
+    notifications: notificationsRouter(deps.services.notifications),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

@@ -8,6 +8,7 @@ import { createAccountsService } from './domains/accounts/service.js';
 import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
 import { createAccessRepo } from './domains/access/repo.js';
+import { registerNotifications } from './domains/notifications/register.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
@@ -74,6 +75,7 @@ export function createServices(deps: CoreDeps) {
     signingKeys,
     nowSeconds: () => nowSeconds(clock),
   });
+  const notifications = registerNotifications({ db, uow, clock, ids, events, owned, features, pageTokens, accessRepo, checks });
 
   return {
     clock,
@@ -92,6 +94,7 @@ export function createServices(deps: CoreDeps) {
     organizations,
     users,
     permissions,
+    notifications,
   };
 }
 

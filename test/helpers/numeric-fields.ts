@@ -52,6 +52,7 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       ['getOrganizations', '/v2/organizations/get', {}],
       ['getDocuments', '/v2/organizations/documents/get', { organizationId: 'bounds-org' }],
       ['getUsers', '/v2/users/get', { organizationId: 'bounds-org' }],
+      ['getNotifications', '/v2/notifications/get', { organizationId: 'bounds-org', documentId: 'bounds-doc' }],
     ] as const
   ).map(([operation, path, data]) => ({
     operation,

@@ -62,25 +62,25 @@ CREATE TABLE "NotificationDefaultConfig" (
 );
 
 -- CreateIndex
-CREATE INDEX "Notification_apiKeyId_organizationId_documentId_timestamp_id_idx" ON "Notification"("apiKeyId", "organizationId", "documentId", "timestamp", "id");
+CREATE INDEX "Notification_document_idx" ON "Notification"("apiKeyId", "organizationId", "documentId", "timestamp", "id");
 
 -- CreateIndex
-CREATE INDEX "Notification_apiKeyId_organizationId_documentId_locationId_timestamp_id_idx" ON "Notification"("apiKeyId", "organizationId", "documentId", "locationId", "timestamp", "id");
+CREATE INDEX "Notification_document_location_idx" ON "Notification"("apiKeyId", "organizationId", "documentId", "locationId", "timestamp", "id");
 
 -- CreateIndex
-CREATE INDEX "Notification_apiKeyId_actionUserId_organizationId_timestamp_id_idx" ON "Notification"("apiKeyId", "actionUserId", "organizationId", "timestamp", "id");
+CREATE INDEX "Notification_action_user_idx" ON "Notification"("apiKeyId", "actionUserId", "organizationId", "timestamp", "id");
 
 -- CreateIndex
-CREATE INDEX "NotificationRecipient_apiKeyId_userId_organizationId_timestamp_notificationId_idx" ON "NotificationRecipient"("apiKeyId", "userId", "organizationId", "timestamp", "notificationId");
+CREATE INDEX "NotificationRecipient_user_idx" ON "NotificationRecipient"("apiKeyId", "userId", "organizationId", "timestamp", "notificationId");
 
 -- CreateIndex
-CREATE INDEX "NotificationRecipient_apiKeyId_organizationId_userId_documentId_timestamp_notificationId_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "documentId", "timestamp", "notificationId");
+CREATE INDEX "NotificationRecipient_user_document_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "documentId", "timestamp", "notificationId");
 
 -- CreateIndex
-CREATE INDEX "NotificationRecipient_apiKeyId_organizationId_userId_locationId_timestamp_notificationId_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "locationId", "timestamp", "notificationId");
+CREATE INDEX "NotificationRecipient_user_location_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "locationId", "timestamp", "notificationId");
 
 -- CreateIndex
-CREATE INDEX "NotificationRecipient_apiKeyId_organizationId_userId_documentId_locationId_timestamp_notificationId_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "documentId", "locationId", "timestamp", "notificationId");
+CREATE INDEX "NotificationRecipient_user_document_location_idx" ON "NotificationRecipient"("apiKeyId", "organizationId", "userId", "documentId", "locationId", "timestamp", "notificationId");
 
 -- CreateIndex
 CREATE INDEX "NotificationConfig_apiKeyId_userId_idx" ON "NotificationConfig"("apiKeyId", "userId");
