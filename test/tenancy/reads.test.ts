@@ -31,6 +31,9 @@ const READS: ReadCase[] = [
   { name: 'getOrganizations', path: '/v2/organizations/get', headers: appHeaders, data: () => ({}) },
   { name: 'getFolders', path: '/v2/organizations/folders/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
   { name: 'getDocuments', path: '/v2/organizations/documents/get', headers: appHeaders, data: () => ({ organizationId: ID }) },
+  { name: 'getNotifications', path: '/v2/notifications/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
+  { name: 'getNotificationConfig', path: '/v1/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
+  { name: 'getNotificationConfigV2', path: '/v2/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
@@ -57,6 +60,8 @@ beforeAll(async () => {
     user: { userId: ID },
     permissions: { resources: [{ type: 'document', id: ID, organizationId: ID, context: { accessFields: [`team:${MARKER}`] } }] },
   });
+  await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
+  await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
 afterAll(() => server?.close());
@@ -99,6 +104,15 @@ describe('another workspace cannot change workspace A', () => {
     const res = await server.post('/v2/organizations/usergroups/users/add', { data: { organizationId: ID, organizationUserGroupId: ID, userIds: [ID] } }, appHeaders(b));
     expect(res.status).toBe(200);
     expect(res.body.result.data[ID]).toMatchObject({ success: false, message: expect.stringMatching(/does not exist/) });
+  });
+
+  it("B marking or deleting A's notification finds nothing and leaves it", async () => {
+    const update = await server.post('/v2/notifications/update', { data: { organizationId: ID, userId: ID, notificationIds: [ID], read: true } }, appHeaders(b));
+    expect(update.body.result.data[ID].success).toBe(false);
+    const remove = await server.post('/v2/notifications/delete', { data: { organizationId: ID, notificationIds: [ID] } }, appHeaders(b));
+    expect(remove.body.result.data[ID].success).toBe(false);
+    const own = await server.post('/v2/notifications/get', { data: { organizationId: ID, userId: ID } }, appHeaders(a));
+    expect(own.body.result.data.map((n: { id: string; readByUserIds: object }) => [n.id, n.readByUserIds])).toEqual([[ID, {}]]);
   });
 
   it('B deleting users in an organization of the same name leaves A untouched', async () => {
