@@ -427,6 +427,7 @@ async function main(): Promise<number> {
       return text === '' ? undefined : JSON.parse(text);
     },
     workspace,
+    databaseUrl: env.DATABASE_URL!,
   };
 
   const bare = await measure('bare express', bareServer.url, bareServer.child.pid!, {
