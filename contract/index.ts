@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
 import { getDocuments } from './documents/get-documents.js';
+import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
 import { getFolders } from './folders/get-folders.js';
 import { addNotification, deleteNotifications, updateNotifications } from './notifications/custom-notifications.js';
@@ -12,7 +13,9 @@ import { generateToken } from './permissions/generate-token.js';
 import { getPermissions } from './permissions/get-permissions.js';
 import { removePermissions } from './permissions/remove-permissions.js';
 import { addUsers } from './users/add-users.js';
+import { deleteAllUserData, getDeleteAllUserDataStatus } from './users/delete-all-user-data.js';
 import { deleteUsers, deleteUsersV2 } from './users/delete-users.js';
+import { getAllUserData, getAllUserDataV2 } from './users/get-all-user-data.js';
 import { getUsers } from './users/get-users.js';
 import { updateUsers } from './users/update-users.js';
 import { addUserGroup, addUsersToGroup, deleteUsersFromGroup, deleteUsersFromGroupV2 } from './users/user-groups.js';
@@ -79,6 +82,16 @@ export const contract = c.router({
     addNotification,
     updateNotifications,
     deleteNotifications,
+  },
+  userData: {
+    getAllUserData,
+    getAllUserDataV2,
+    deleteAllUserData,
+    getDeleteAllUserDataStatus,
+  },
+  migrations: {
+    migrateDocuments,
+    getMigrateDocumentsStatus,
   },
 });
 

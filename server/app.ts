@@ -7,8 +7,10 @@ import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import { notificationsRouter } from './domains/notifications/router.js';
+import { migrationsRouter } from './domains/migrations/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
+import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { authenticate } from './http/authenticate.js';
@@ -87,6 +89,8 @@ export function createApp(deps: AppDeps): Express {
     users: usersRouter(users),
     organizations: organizationsRouter(organizations),
     notifications: notificationsRouter(deps.services.notifications),
+    userData: userDataRouter(deps.services.userData),
+    migrations: migrationsRouter(deps.services.migrations),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

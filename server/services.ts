@@ -13,6 +13,8 @@ import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
+import { createMigrationsService } from './domains/migrations/service.js';
+import { createUserDataService } from './domains/user-data/service.js';
 import { createUsersService } from './domains/users/service.js';
 import { createSettingsRepo } from './domains/workspace/repo.js';
 import { createWorkspaceConfigService } from './domains/workspace/service.js';
@@ -76,6 +78,8 @@ export function createServices(deps: CoreDeps) {
     nowSeconds: () => nowSeconds(clock),
   });
   const notifications = registerNotifications({ db, uow, clock, ids, events, owned, features, pageTokens, accessRepo, checks });
+  const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
+  const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
   return {
     clock,
@@ -95,6 +99,8 @@ export function createServices(deps: CoreDeps) {
     users,
     permissions,
     notifications,
+    userData,
+    migrations,
   };
 }
 

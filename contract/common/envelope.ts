@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponses } from './errors.js';
+import { errorResponses, errorResponsesWithCode } from './errors.js';
 
 /**
  * The request envelope: every parameter sits inside one top-level `data`
@@ -61,6 +61,8 @@ export type RateLimitTier = 'standard' | 'emailStatus';
 export interface OperationMeta {
   auth: AuthMode;
   rateLimit: RateLimitTier;
+  /** The error envelope carries `code`, the HTTP status (Get All User Data); read by the one error handler. */
+  numericErrorCode?: true;
 }
 
 /**
@@ -73,10 +75,12 @@ export function operation<const P extends string, D extends z.ZodTypeAny, R exte
   description: string;
   auth?: AuthMode;
   rateLimit?: RateLimitTier;
+  numericErrorCode?: true;
   data: D;
   result: R;
 }) {
   const metadata: OperationMeta = { auth: def.auth ?? 'application', rateLimit: def.rateLimit ?? 'standard' };
+  if (def.numericErrorCode) metadata.numericErrorCode = true;
   return {
     method: 'POST' as const,
     path: def.path,
@@ -84,7 +88,7 @@ export function operation<const P extends string, D extends z.ZodTypeAny, R exte
     description: def.description,
     metadata,
     body: requestOf(def.data),
-    responses: { 200: def.result, ...errorResponses },
+    responses: { 200: def.result, ...(def.numericErrorCode ? errorResponsesWithCode : errorResponses) },
   };
 }
 

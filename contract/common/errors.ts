@@ -39,6 +39,26 @@ export const ZErrorEnvelope = named(
 
 export type TErrorEnvelope = z.infer<typeof ZErrorEnvelope>;
 
+/**
+ * The failure envelope of the operations whose specification says it "may
+ * carry a numeric `code`" (Get All User Data): the same fields plus `code`,
+ * the response's HTTP status.
+ */
+export const ZErrorEnvelopeWithCode = named(
+  'ErrorEnvelopeWithCode',
+  z
+    .object({
+      error: z.object({
+        message: z.string().describe('Human-readable reason; never contains internals.'),
+        status: ZErrorStatus.describe('One of the specification\'s error statuses.'),
+        code: z.number().int().describe('The HTTP status of the response, e.g. 404 with NOT_FOUND.'),
+        details: z.unknown().optional().describe('Structured detail, e.g. per-user permission results.'),
+      }),
+    })
+    .describe('The failure envelope with the numeric `code` the specification gives this operation.'),
+);
+export type TErrorEnvelopeWithCode = z.infer<typeof ZErrorEnvelopeWithCode>;
+
 /** Every operation can fail with any of these HTTP codes, each carrying the error envelope. */
 export const errorResponses = {
   400: ZErrorEnvelope,
@@ -49,4 +69,16 @@ export const errorResponses = {
   429: ZErrorEnvelope,
   500: ZErrorEnvelope,
   503: ZErrorEnvelope,
+};
+
+/** The same codes for an operation whose error envelope carries the numeric `code`. */
+export const errorResponsesWithCode = {
+  400: ZErrorEnvelopeWithCode,
+  401: ZErrorEnvelopeWithCode,
+  403: ZErrorEnvelopeWithCode,
+  404: ZErrorEnvelopeWithCode,
+  409: ZErrorEnvelopeWithCode,
+  429: ZErrorEnvelopeWithCode,
+  500: ZErrorEnvelopeWithCode,
+  503: ZErrorEnvelopeWithCode,
 };

@@ -1,17 +1,24 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import { ZodError, type ZodIssue } from 'zod';
-import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope } from '../../contract/common/errors.js';
+import type { OperationMeta } from '../../contract/common/envelope.js';
+import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope, type TErrorEnvelopeWithCode } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
 import { isMissingRow, isTransactionContention } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES } from './body-strings.js';
 
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
-  const body: TErrorEnvelope = { error: details === undefined ? { message, status } : { message, status, details } };
+  const http = ERROR_STATUS_HTTP[status];
+  // Every error of a matched operation passes here, from authentication and rate limits to the
+  // handler, so an operation whose envelope carries the numeric code has it on all of them.
+  const code = (res.req.operation?.metadata as OperationMeta | undefined)?.numericErrorCode ? { code: http } : {};
+  const body: TErrorEnvelope | TErrorEnvelopeWithCode = {
+    error: details === undefined ? { message, status, ...code } : { message, status, ...code, details },
+  };
   // Answered before the body was read (bad credentials, unknown path, a limit): close the
   // connection rather than wait to drain a body we refused, which could be slow or never end.
   if (!res.req.complete && !res.headersSent) res.setHeader('connection', 'close');
-  res.status(ERROR_STATUS_HTTP[status]).json(body);
+  res.status(http).json(body);
 }
 
 /** Unknown paths and any method other than POST on a known path. */

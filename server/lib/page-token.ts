@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE } from '../../contract/common/paging.js';
 import { invalidArgument } from './app-error.js';
 import { constantTimeEqual, mac } from './crypto.js';
@@ -8,6 +9,9 @@ export interface Cursor {
   id: string;
 }
 
+/** A cursor as a token carries it: `[at, id]`. */
+export const ZCursorTuple = z.tuple([z.number(), z.string()]);
+
 /**
  * Opaque page tokens: a keyset cursor plus the query it belongs to, with an
  * HMAC so a forged, altered or reused-for-another-query token is a clear
@@ -15,19 +19,40 @@ export interface Cursor {
  * page 1 and page 10,000 and never skips or repeats a row while rows are added.
  */
 export function createPageTokens(key: Buffer) {
+  const refused = () => invalidArgument('pageToken is not valid for this request: pass the pageToken of the previous page of the same query');
+
+  /** Any JSON value, bound to `scope` by the HMAC. */
+  function seal(scope: string, value: unknown): string {
+    const body = Buffer.from(JSON.stringify(value)).toString('base64url');
+    return `${body}.${mac(key, `${scope}\n${body}`)}`;
+  }
+
+  /** The value of a token sealed for `scope`; INVALID_ARGUMENT when forged, altered, of another query, or not of `schema`'s shape. */
+  function open<T>(scope: string, token: string, schema: z.ZodType<T>): T {
+    const [body, tag, extra] = token.split('.');
+    if (!body || !tag || extra !== undefined || !constantTimeEqual(tag, mac(key, `${scope}\n${body}`))) throw refused();
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw refused();
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw refused();
+    return parsed.data;
+  }
+
   const tokens = {
+    seal,
+    open,
+
     encode(scope: string, cursor: Cursor): string {
-      const body = Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
-      return `${body}.${mac(key, `${scope}\n${body}`)}`;
+      return seal(scope, [cursor.at, cursor.id]);
     },
 
     decode(scope: string, token: string | undefined): Cursor | undefined {
       if (token === undefined) return undefined;
-      const [body, tag, extra] = token.split('.');
-      if (!body || !tag || extra !== undefined || !constantTimeEqual(tag, mac(key, `${scope}\n${body}`))) {
-        throw invalidArgument('pageToken is not valid for this request: pass the pageToken of the previous page of the same query');
-      }
-      const [at, id] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [number, string];
+      const [at, id] = open(scope, token, ZCursorTuple);
       return { at, id };
     },
   };

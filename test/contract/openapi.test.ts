@@ -29,8 +29,9 @@ describe('openapi/openapi.json', () => {
       expect(body.required).toEqual(['data']);
       expect(body.additionalProperties).toBe(false);
       expect(op.responses['200'].content['application/json'].schema.properties.result).toBeDefined();
+      const envelope = route.metadata.numericErrorCode ? 'ErrorEnvelopeWithCode' : 'ErrorEnvelope';
       for (const code of ['400', '401', '403', '404', '409', '429', '500', '503']) {
-        expect(op.responses[code].content['application/json'].schema.$ref, `${name} ${code}`).toBe('#/components/schemas/ErrorEnvelope');
+        expect(op.responses[code].content['application/json'].schema.$ref, `${name} ${code}`).toBe(`#/components/schemas/${envelope}`);
       }
     }
   });
@@ -45,6 +46,12 @@ describe('openapi/openapi.json', () => {
   it('documents the error envelope once, with every status', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
     expect(envelope.properties.error.properties.status.allOf).toEqual([{ $ref: '#/components/schemas/ErrorStatus' }]);
+    // The variant of the operations whose envelope carries the numeric code: the same fields, plus `code`.
+    const withCode = doc.components.schemas.ErrorEnvelopeWithCode.properties.error;
+    expect(withCode.properties.status.allOf).toEqual([{ $ref: '#/components/schemas/ErrorStatus' }]);
+    expect(withCode.properties.code.type).toBe('integer');
+    expect(withCode.required).toEqual(['message', 'status', 'code']);
+    expect(Object.keys(withCode.properties).sort()).toEqual([...Object.keys(envelope.properties.error.properties), 'code'].sort());
     expect(doc.components.schemas.ErrorStatus.enum).toEqual([
       'INVALID_ARGUMENT',
       'FAILED_PRECONDITION',

@@ -183,6 +183,16 @@ const steps: Step[] = [
       expect(own(d, id)).toMatchObject({ success: false });
     },
   },
+  {
+    op: 'getAllUserData',
+    data: (id) => ({ organizationId: id, userId: id }),
+    check: (d) => expect(d).toEqual({ comments: [], reactions: [], recordings: [], notifications: [] }),
+  },
+  { op: 'getAllUserDataV2', data: (id) => ({ organizationId: id, userId: id }) },
+  { op: 'deleteAllUserData', data: (id) => ({ userId: id }), check: (d) => expect(d.jobId).toMatch(/^del_/) },
+  { op: 'getDeleteAllUserDataStatus', data: (id) => ({ jobId: id }), status: 404 },
+  { op: 'migrateDocuments', data: (id) => ({ organizationId: id, documentId: id, newDocumentId: `${id}-new` }), check: (d) => expect(d.migrationId).toMatch(/^mig_/) },
+  { op: 'getMigrateDocumentsStatus', data: (id) => ({ organizationId: id, migrationId: id }), status: 404 },
   { op: 'deleteDocument', data: (id) => ({ organizationId: id, documentId: id }) },
   { op: 'deleteFolder', data: (id) => ({ organizationId: id, folderId: id }) },
   { op: 'deleteOrganization', data: (id) => ({ organizationId: id }) },

@@ -34,9 +34,18 @@ const READS: ReadCase[] = [
   { name: 'getNotifications', path: '/v2/notifications/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
   { name: 'getNotificationConfig', path: '/v1/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
   { name: 'getNotificationConfigV2', path: '/v2/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
+  { name: 'getAllUserData', path: '/v1/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
+  { name: 'getAllUserDataV2', path: '/v2/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
+  // A's job IDs (B cannot know them, but might guess or steal one): the status must not exist for B.
+  { name: 'getDeleteAllUserDataStatus', path: '/v2/users/data/delete/status', headers: appHeaders, data: () => ({ jobId: jobIds.erasure }) },
+  { name: 'getMigrateDocumentsStatus', path: '/v2/organizations/documents/migrate/status', headers: appHeaders, data: () => ({ organizationId: ID, migrationId: jobIds.migration }) },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
+
+/** Jobs of A, started in beforeAll (never run: nothing of A changes). */
+const NOT_FOUND_FOR_B = ['getAuthTokens', 'getAllUserData', 'getAllUserDataV2', 'getDeleteAllUserDataStatus', 'getMigrateDocumentsStatus'];
+const jobIds = { erasure: '', migration: '' };
 
 let server: TestServer;
 let a: WorkspaceCredentials;
@@ -62,6 +71,8 @@ beforeAll(async () => {
   });
   await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
   await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
+  jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
+  jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
 });
 afterAll(() => server?.close());
@@ -83,7 +94,7 @@ describe('another workspace sees nothing of workspace A', () => {
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);
       expect(JSON.stringify(res.body)).not.toContain(a.authToken);
-      if (read.name === 'getAuthTokens') expect(res.body.error.status).toBe('NOT_FOUND');
+      if (NOT_FOUND_FOR_B.includes(read.name)) expect(res.body.error.status).toBe('NOT_FOUND');
     });
   }
 });
@@ -94,6 +105,7 @@ describe('another workspace cannot change workspace A', () => {
     ['/v2/organizations/documents/update', { organizationId: ID, documentId: ID, documentName: 'x' }],
     ['/v2/organizations/folders/delete', { organizationId: ID, folderId: ID }],
     ['/v2/organizations/delete', { organizationId: ID }],
+    ['/v2/organizations/documents/migrate', { organizationId: ID, documentId: ID, newDocumentId: `${ID}-b` }],
   ];
   it.each(writes)('%s finds nothing of A', async (path, data) => {
     const res = await server.post(path, { data }, appHeaders(b));
