@@ -130,3 +130,29 @@ describe(`owned data (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     expect(await source.list({ ...key, organizationId: 'other' }, undefined, 100)).toEqual([]);
   });
 });
+
+describe(`through Get All User Data, Migrate Documents and Delete All User Data (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
+  const runJobs = () => server.running.services.jobs.runDue();
+
+  it('exports, migrates and erases notifications', async () => {
+    await organizationWith('ops', ['doc']);
+    await mention('ops', 'doc', ann, [bob]);
+    await mention('ops', 'doc', bob, [cat]);
+
+    const exported = await client.userData.getAllUserData({ organizationId: 'ops', userId: 'bob' });
+    expect(exported.data.notifications.map((n) => n.actionUser?.userId)).toEqual(['ann', 'bob']);
+    expect(exported.data.notifications[0]!.metadata).toEqual({ apiKey: ws.apiKey, organizationId: 'ops', documentId: 'doc' });
+
+    const { migrationId } = (await client.migrations.migrateDocuments({ organizationId: 'ops', documentId: 'doc', newDocumentId: 'doc-moved' })).data;
+    await runJobs();
+    expect((await client.migrations.getMigrateDocumentsStatus({ organizationId: 'ops', migrationId })).data.status).toBe('completed');
+    expect((await inbox('ops', 'cat', 'doc-moved')).map((n) => n.actionUser?.userId)).toEqual(['bob']);
+
+    const { jobId } = (await client.userData.deleteAllUserData({ userId: 'bob' })).data;
+    await runJobs();
+    expect((await client.userData.getDeleteAllUserDataStatus({ jobId })).data.status).toBe('completed');
+    expect((await client.userData.getAllUserData({ organizationId: 'ops', userId: 'bob' })).data.notifications).toEqual([]);
+    // bob caused cat's notification: it went with him.
+    expect(await inbox('ops', 'cat')).toEqual([]);
+  });
+});
