@@ -60,10 +60,13 @@ export function notificationsOwnedData(db: Db): OwnedData {
       await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, userId } });
       await db.notification.deleteMany({ where: { apiKeyId, actionUserId: userId } });
       // The text search only narrows the candidates; anonymize() decides on the parsed JSON.
+      // An ID whose JSON form has a backslash is not searched for (LIKE reads backslashes as
+      // escapes on PostgreSQL, so it could miss): then every notification is a candidate.
       const marker = `"userId":${JSON.stringify(userId)}`;
+      const candidates = marker.includes('\\') ? {} : { OR: [{ sourceData: { contains: marker } }, { headlineData: { contains: marker } }] };
       for (let after = ''; ; ) {
         const rows = await db.notification.findMany({
-          where: { apiKeyId, id: { gt: after }, OR: [{ sourceData: { contains: marker } }, { headlineData: { contains: marker } }] },
+          where: { apiKeyId, id: { gt: after }, ...candidates },
           orderBy: { id: 'asc' },
           take: SCRUB_BATCH,
           select: { id: true, sourceData: true, headlineData: true },

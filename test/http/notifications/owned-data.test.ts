@@ -102,6 +102,20 @@ describe(`owned data (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     expect(data[0]!.config).toEqual({ inbox: 'MINE', email: 'MINE', slack: 'NONE' });
   });
 
+  it('anonymizes users whose IDs hold quotes, backslashes and LIKE wildcards', async () => {
+    await organizationWith('odd', ['d']);
+    const odd = ['q"uote\\back', '50%_off'].map((userId) => ({ userId, name: `Name of ${userId}` }));
+    await mention('odd', 'd', ann, [...odd, bob], bob);
+    const { owned } = server.running.services;
+    for (const { userId } of odd) await server.running.database.uow.run(() => owned.eraseUser({ apiKeyId: app, userId }));
+    const [kept] = await inbox('odd', 'bob');
+    expect((kept!.notificationSourceData.comments as { taggedUserContacts: TUserRef[] }[])[0]!.taggedUserContacts).toEqual([
+      { userId: 'anonymous', name: 'Anonymous' },
+      { userId: 'anonymous', name: 'Anonymous' },
+      bob,
+    ]);
+  });
+
   it('feeds Get All User Data with what the user received or caused, oldest first, in stable pages', async () => {
     await organizationWith('data', ['d']);
     await mention('data', 'd', ann, [bob]); // received by bob
