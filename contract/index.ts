@@ -1,4 +1,8 @@
 import { initContract } from '@ts-rest/core';
+import { addActivities } from './activities/add-activities.js';
+import { deleteActivities } from './activities/delete-activities.js';
+import { getActivityLogs } from './activities/get-activity-logs.js';
+import { updateActivity } from './activities/update-activity.js';
 import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
 import { getDocuments } from './documents/get-documents.js';
 import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
@@ -11,6 +15,9 @@ import { addOrganization, deleteOrganization, getOrganizations, updateOrganizati
 import { addPermissions } from './permissions/add-permissions.js';
 import { generateToken } from './permissions/generate-token.js';
 import { getPermissions } from './permissions/get-permissions.js';
+import { addRecording } from './recordings/add-recording.js';
+import { deleteRecordings } from './recordings/delete-recordings.js';
+import { getRecordings } from './recordings/get-recordings.js';
 import { removePermissions } from './permissions/remove-permissions.js';
 import { addUsers } from './users/add-users.js';
 import { deleteAllUserData, getDeleteAllUserDataStatus } from './users/delete-all-user-data.js';
@@ -24,6 +31,7 @@ import { getAuthTokens } from './workspace/get-auth-tokens.js';
 import { getEmailConfig } from './workspace/get-email-config.js';
 import { getEmailVerificationStatus } from './workspace/get-email-verification-status.js';
 import { getPermissionProviderConfig } from './workspace/get-permission-provider-config.js';
+import { updateActivityConfig } from './workspace/update-activity-config.js';
 import { updatePermissionProviderConfig } from './workspace/update-permission-provider-config.js';
 
 const c = initContract();
@@ -32,6 +40,7 @@ const c = initContract();
 export const contract = c.router({
   workspace: {
     getActivityConfig,
+    updateActivityConfig,
     getPermissionProviderConfig,
     updatePermissionProviderConfig,
     getEmailConfig,
@@ -82,6 +91,17 @@ export const contract = c.router({
     addNotification,
     updateNotifications,
     deleteNotifications,
+  },
+  activities: {
+    getActivityLogs,
+    addActivities,
+    updateActivity,
+    deleteActivities,
+  },
+  recordings: {
+    getRecordings,
+    addRecording,
+    deleteRecordings,
   },
   userData: {
     getAllUserData,

@@ -7,9 +7,11 @@ import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import { notificationsRouter } from './domains/notifications/router.js';
+import { activitiesRouter } from './domains/activities/router.js';
 import { migrationsRouter } from './domains/migrations/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
+import { recordingsRouter } from './domains/recordings/router.js';
 import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
@@ -89,6 +91,8 @@ export function createApp(deps: AppDeps): Express {
     users: usersRouter(users),
     organizations: organizationsRouter(organizations),
     notifications: notificationsRouter(deps.services.notifications),
+    activities: activitiesRouter(deps.services.activities),
+    recordings: recordingsRouter(deps.services.recordings),
     userData: userDataRouter(deps.services.userData),
     migrations: migrationsRouter(deps.services.migrations),
   });

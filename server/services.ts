@@ -2,16 +2,24 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';
+import { PROJECTED_EVENT_TYPES } from '../contract/activities/triggers.js';
 import { createFeatureGate } from './domains/accounts/features.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
 import { createAccountsService } from './domains/accounts/service.js';
 import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
+import { activitiesOwnedData } from './domains/activities/owned-data.js';
+import { activityProjection } from './domains/activities/projection.js';
+import { createActivitiesRepo } from './domains/activities/repo.js';
+import { createActivitiesService } from './domains/activities/service.js';
 import { createAccessRepo } from './domains/access/repo.js';
 import { registerNotifications } from './domains/notifications/register.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
+import { recordingsOwnedData, recordingsUserData } from './domains/recordings/owned-data.js';
+import { createRecordingsRepo } from './domains/recordings/repo.js';
+import { createRecordingsService } from './domains/recordings/service.js';
 import { createSigningKeys, type SigningKeys } from './domains/permissions/signing-keys.js';
 import { createMigrationsService } from './domains/migrations/service.js';
 import { createUserDataService } from './domains/user-data/service.js';
@@ -81,6 +89,17 @@ export function createServices(deps: CoreDeps) {
   const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
   const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
+  // Activity logs and recordings: their tables in the owned-data registry, recordings in Get All User Data,
+  // and the projection that logs every domain event except activity.add (see contract/activities/triggers.ts).
+  const activitiesRepo = createActivitiesRepo(db);
+  const recordingsRepo = createRecordingsRepo(db);
+  owned.register(activitiesOwnedData(activitiesRepo));
+  owned.register(recordingsOwnedData(recordingsRepo));
+  owned.addUserDataSource(recordingsUserData(recordingsRepo));
+  events.project(PROJECTED_EVENT_TYPES, 'activities', activityProjection({ repo: activitiesRepo, config: workspaceConfig, ids }));
+  const activities = createActivitiesService({ repo: activitiesRepo, accessRepo, config: workspaceConfig, uow, events, pageTokens, ids, clock });
+  const recordings = createRecordingsService({ repo: recordingsRepo, accessRepo, uow, events, pageTokens, ids, clock });
+
   return {
     clock,
     ids,
@@ -99,6 +118,8 @@ export function createServices(deps: CoreDeps) {
     users,
     permissions,
     notifications,
+    activities,
+    recordings,
     userData,
     migrations,
   };

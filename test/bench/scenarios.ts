@@ -5,6 +5,8 @@
  * `request()` returns the one request autocannon repeats. Keep state that
  * `setup()` creates in variables closed over by the entry (see README.md).
  */
+import { upsertMany } from '../../server/db/bulk.js';
+import { openDatabase } from '../../server/db/client.js';
 
 export interface WorkspaceCredentials {
   workspaceId: string;
@@ -22,7 +24,7 @@ export interface BenchContext {
   post<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<T>;
   /** The workspace seeded before the run (`workspace create`). */
   workspace: WorkspaceCredentials;
-  /** The server's DATABASE_URL, for seeding volumes no HTTP loop could (bulk SQL in `setup()`). */
+  /** The server's DATABASE_URL, for seeding large data sets with bulk SQL instead of thousands of requests. */
   databaseUrl: string;
 }
 
@@ -153,8 +155,6 @@ async function seedNotifications(ctx: BenchContext): Promise<void> {
   await ctx.post('/v2/users/add', { data: { organizationId: NTF_ORG, users: [0, 1].map((i) => ({ userId: `bench-ntf-u${i}`, name: `Reader ${i}`, email: `reader${i}@example.com` })) } }, headers);
   const apiKeyId = (await ctx.cli(['workspace', 'get', '--api-key', ctx.workspace.apiKey])).apiKey.id as string;
 
-  const { openDatabase } = await import('../../server/db/client.js');
-  const { upsertMany } = await import('../../server/db/bulk.js');
   const database = await openDatabase(ctx.databaseUrl);
   try {
     const start = Date.UTC(2026, 0, 1);
@@ -216,4 +216,60 @@ for (const page of [1, 50] as const) {
       body: { data: { organizationId: NTF_ORG, userId: NTF_USER, pageSize: NTF_PAGE_SIZE, ...(page === 50 ? { pageToken: page50Token } : {}) } },
     }),
   });
+}
+
+/**
+ * Get Activity Logs with 100,000 activity records in one organization, at the
+ * default page size (1000): page 1, and page 50 through the keyset token
+ * (the two should cost the same). The records are seeded with one INSERT …
+ * SELECT over a generated series (the same statement on SQLite and
+ * PostgreSQL), not 100,000 requests.
+ */
+const ACTIVITY_ORG = 'bench-act-org';
+const ACTIVITY_RECORDS = 100_000;
+let activityPage50Token = '';
+scenarios.push({
+  name: 'Get Activity Logs page 1 (100,000 records)',
+  async setup(ctx) {
+    await ctx.post('/v2/organizations/add', { data: { organizationId: ACTIVITY_ORG } }, serviceHeaders(ctx.workspace));
+    const { apiKey } = await ctx.cli<{ apiKey: { id: string } }>(['workspace', 'get', '--api-key', ctx.workspace.apiKey]);
+    await seedActivities(ctx.databaseUrl, apiKey.id);
+  },
+  request: (ctx) => ({ path: '/v2/activities/get', headers: serviceHeaders(ctx.workspace), body: { data: { organizationId: ACTIVITY_ORG } } }),
+});
+scenarios.push({
+  name: 'Get Activity Logs page 50 (100,000 records)',
+  async setup(ctx) {
+    let pageToken: string | undefined;
+    for (let page = 1; page < 50; page++) {
+      const body = { data: { organizationId: ACTIVITY_ORG, ...(pageToken ? { pageToken } : {}) } };
+      pageToken = (await ctx.post<{ result: { pageToken: string } }>('/v2/activities/get', body, serviceHeaders(ctx.workspace))).result.pageToken;
+    }
+    activityPage50Token = pageToken!;
+  },
+  request: (ctx) => ({
+    path: '/v2/activities/get',
+    headers: serviceHeaders(ctx.workspace),
+    body: { data: { organizationId: ACTIVITY_ORG, pageToken: activityPage50Token } },
+  }),
+});
+
+async function seedActivities(databaseUrl: string, apiKeyId: string): Promise<void> {
+  const database = await openDatabase(databaseUrl);
+  const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
+  const start = Date.UTC(2026, 0, 1);
+  try {
+    await database.db.$executeRawUnsafe(`
+      WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${ACTIVITY_RECORDS - 1})
+      INSERT INTO "Activity" ("apiKeyId", "id", "organizationId", "documentId", "featureType", "actionType", "userId", "actionUser",
+                              "targetEntityId", "template", "templateData", "timestamp")
+      SELECT ${quote(apiKeyId)}, 'act_bench' || (1000000 + i), ${quote(ACTIVITY_ORG)}, 'bench-doc-' || (i % 100),
+             CASE i % 3 WHEN 0 THEN 'comment' WHEN 1 THEN 'reaction' ELSE 'custom' END, 'comment.add', 'bench-u' || (i % 50),
+             '{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"}', 'ann-' || (i % 5000),
+             '{{actionUser.name}} commented', '{"actionUser":{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"},"commentId":"c' || i || '"}',
+             ${start} + i
+      FROM n`);
+  } finally {
+    await database.close();
+  }
 }

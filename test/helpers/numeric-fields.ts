@@ -16,6 +16,18 @@ export interface NumericFieldCase {
 
 const resource = (expiresAt: number) => [{ type: 'document', id: 'bounds-doc', organizationId: 'bounds-org', expiresAt }];
 
+const boundsAttachment = { attachmentId: 1, url: 'https://files.example.com/r.webm', mimeType: 'video/webm', name: 'r.webm', type: 'video', size: 1 };
+const boundsRecording = {
+  organizationId: 'bounds-org',
+  documentId: 'bounds-doc',
+  recordingType: 'screen',
+  mode: 'floating',
+  recordedTime: { duration: 1000 },
+  displayName: 'bounds',
+  attachments: [boundsAttachment],
+  from: { userId: 'bounds-user' },
+};
+
 export const NUMERIC_FIELDS: NumericFieldCase[] = [
   ...(['addPermissions', 'removePermissions'] as const).map((operation) => ({
     operation,
@@ -53,6 +65,8 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       ['getDocuments', '/v2/organizations/documents/get', { organizationId: 'bounds-org' }],
       ['getUsers', '/v2/users/get', { organizationId: 'bounds-org' }],
       ['getNotifications', '/v2/notifications/get', { organizationId: 'bounds-org', documentId: 'bounds-doc' }],
+      ['getActivityLogs', '/v2/activities/get', { organizationId: 'bounds-org' }],
+      ['getRecordings', '/v2/recordings/get', { organizationId: 'bounds-org' }],
     ] as const
   ).map(([operation, path, data]) => ({
     operation,
@@ -64,4 +78,22 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
     path: 'data.maxDepth',
     request: (value) => ({ path: '/v2/organizations/folders/get', data: { organizationId: 'bounds-org', maxDepth: value } }),
   },
+  // Add Recording: each value is stored in a new recording (IDs are generated), read back as the newest of the document.
+  ...(
+    [
+      ['data.recordedTime.duration', (v: number) => ({ recordedTime: { duration: v } }), (r: any) => r.recordedTime.duration],
+      ['data.attachments[].attachmentId', (v: number) => ({ attachments: [{ ...boundsAttachment, attachmentId: v }] }), (r: any) => r.attachments[0].attachmentId],
+      ['data.attachments[].size', (v: number) => ({ attachments: [{ ...boundsAttachment, size: v }] }), (r: any) => r.attachments[0].size],
+      ['data.latestVersion', (v: number) => ({ latestVersion: v }), (r: any) => r.latestVersion],
+    ] as const
+  ).map(([path, fields, pick]) => ({
+    operation: 'addRecording',
+    path,
+    request: (value: number) => ({ path: '/v2/recordings/add', data: { ...boundsRecording, ...fields(value) } }),
+    readBack: {
+      path: '/v2/recordings/get',
+      data: { organizationId: 'bounds-org', documentId: 'bounds-doc' },
+      pick: (result: any) => pick(result.data[result.data.length - 1]),
+    },
+  })),
 ];

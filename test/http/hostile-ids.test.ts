@@ -47,6 +47,61 @@ const steps: Step[] = [
   { op: 'updateDocumentDisableState', data: (id) => ({ organizationId: id, documentId: id, disabled: false }) },
   { op: 'getDocuments', data: (id) => ({ organizationId: id, documentIds: [id] }), check: (d, id) => expect(d.map((x: any) => x.id)).toEqual([id]) },
   {
+    op: 'addActivities',
+    data: (id) => ({
+      organizationId: id,
+      activities: [{ documentId: id, featureType: 'custom', actionType: id, actionUser: { userId: id }, targetEntityId: id, displayMessageTemplate: '{{x}}', displayMessageTemplateData: { x: id } }],
+    }),
+    check: (d, id) => expect([d[0].metadata.documentId, d[0].actionUser.userId, d[0].targetEntityId]).toEqual([id, id, id]),
+  },
+  {
+    op: 'getActivityLogs',
+    data: (id) => ({ organizationId: id, documentId: id, userId: id, targetEntityId: id, actionTypes: [id] }),
+    check: (d, id) => expect(d.map((a: any) => a.displayMessageTemplateData.x)).toEqual([id]),
+  },
+  { op: 'updateActivity', data: (id) => ({ organizationId: id, activityId: id, actionType: 'x' }), status: 404 },
+  {
+    op: 'deleteActivities',
+    data: (id) => ({ organizationId: id, activityIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: false });
+    },
+  },
+  {
+    op: 'addRecording',
+    data: (id) => ({
+      organizationId: id,
+      documentId: id,
+      annotationId: id,
+      recordingType: 'screen',
+      mode: 'floating',
+      recordedTime: { duration: 1000 },
+      displayName: id,
+      attachments: [],
+      from: { userId: id },
+    }),
+    check: (d, id) => expect([d.annotationId, d.metadata.documentId, d.from.userId]).toEqual([id, id, id]),
+  },
+  { op: 'getRecordings', data: (id) => ({ organizationId: id, documentId: id, recordingIds: [id] }), check: (d, id) => expect(d.map((r: any) => r.annotationId)).toEqual([id]) },
+  {
+    op: 'deleteRecordings',
+    data: (id) => ({ organizationId: id, annotationIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
+  {
+    op: 'updateActivityConfig',
+    // Trigger names are keys of a JSON object like IDs: ordinary names are plain keys, `__proto__` is refused.
+    data: (id) => ({ triggers: { [id]: { [id]: false } } }),
+    check: (d, id) => {
+      keyedBy(d.activityServiceConfig.triggers, id);
+      expect(own(own(d.activityServiceConfig.triggers, id), id)).toBe(false);
+    },
+  },
+  {
     op: 'addUsers',
     data: (id) => ({ organizationId: id, users: [{ userId: id, name: 'Ann', photoUrl: 'https://example.com/a.png' }] }),
     check: (d, id) => {

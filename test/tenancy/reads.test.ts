@@ -34,6 +34,8 @@ const READS: ReadCase[] = [
   { name: 'getNotifications', path: '/v2/notifications/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
   { name: 'getNotificationConfig', path: '/v1/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
   { name: 'getNotificationConfigV2', path: '/v2/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
+  { name: 'getActivityLogs', path: '/v2/activities/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
+  { name: 'getRecordings', path: '/v2/recordings/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
   { name: 'getAllUserData', path: '/v1/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
   { name: 'getAllUserDataV2', path: '/v2/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
   // A's job IDs (B cannot know them, but might guess or steal one): the status must not exist for B.
@@ -64,6 +66,21 @@ beforeAll(async () => {
   await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });
   await client.organizations.addDocument({ organizationId: ID, documentId: ID, documentName: MARKER, folderId: ID });
   await client.users.addUsers({ organizationId: ID, users: [{ userId: ID, name: MARKER, email: `${MARKER}@example.com` }] });
+  await client.activities.addActivities({
+    organizationId: ID,
+    activities: [{ documentId: ID, featureType: 'custom', actionType: MARKER, actionUser: { userId: ID, name: MARKER }, targetEntityId: ID, displayMessageTemplate: MARKER }],
+  });
+  await client.recordings.addRecording({
+    organizationId: ID,
+    documentId: ID,
+    annotationId: ID,
+    recordingType: 'screen',
+    mode: 'floating',
+    recordedTime: { duration: 1 },
+    displayName: MARKER,
+    attachments: [],
+    from: { userId: ID, name: MARKER },
+  });
   // Feature-level access context, which Get Permissions returns to A only.
   await client.permissions.addPermissions({
     user: { userId: ID },

@@ -1,3 +1,4 @@
+import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 
 export type SettingKind = 'activity' | 'email' | 'permissionProvider' | 'advancedWebhooks';
@@ -17,6 +18,24 @@ export function createSettingsRepo(db: Db) {
         create: { apiKeyId, kind, value: text },
         update: { value: text },
       });
+    },
+
+    /**
+     * Read-modify-write without lost updates: `change` gets the stored value
+     * (`initial` when there is none) and its result is written only if the row
+     * still holds what was read (compare-and-set), else it runs again on the
+     * newer value. Two concurrent partial updates thus both take effect, on
+     * either database, without a row lock.
+     */
+    async update<T>(apiKeyId: string, kind: SettingKind, initial: unknown, change: (current: unknown) => T): Promise<T> {
+      // The row exists from here on (insert-if-absent is one statement), so every writer goes through the compare-and-set below.
+      await upsertMany(db, 'Setting', [{ apiKeyId, kind, value: JSON.stringify(initial), updatedAt: new Date(0) }], { key: ['apiKeyId', 'kind'], update: [] });
+      for (;;) {
+        const row = await db.setting.findUniqueOrThrow({ where: { apiKeyId_kind: { apiKeyId, kind } }, select: { value: true } });
+        const next = change(JSON.parse(row.value));
+        const written = await db.setting.updateMany({ where: { apiKeyId, kind, value: row.value }, data: { value: JSON.stringify(next) } });
+        if (written.count === 1) return next;
+      }
     },
   };
 }

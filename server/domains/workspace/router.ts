@@ -12,6 +12,11 @@ export function workspaceRouter(deps: { config: WorkspaceConfigService; accounts
         activityServiceConfig: await deps.config.activityConfig(applicationOf(req).apiKeyId),
       }),
 
+    updateActivityConfig: async ({ req, body }) =>
+      ok('Activity config updated successfully.', {
+        activityServiceConfig: await deps.config.updateActivityConfig(applicationOf(req).apiKeyId, body.data),
+      }),
+
     getPermissionProviderConfig: async ({ req }) =>
       ok('Permission provider config retrieved successfully.', await deps.config.permissionProviderConfig(applicationOf(req).apiKeyId)),
 

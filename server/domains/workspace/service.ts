@@ -1,4 +1,5 @@
-import type { TActivityServiceConfig, TEmailConfig, TPermissionProviderConfig } from '../../../contract/workspace/schemas.js';
+import { ZActivityServiceConfig, type TActivityServiceConfig, type TEmailConfig, type TPermissionProviderConfig } from '../../../contract/workspace/schemas.js';
+import { idMap } from '../../lib/id-map.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
@@ -22,6 +23,32 @@ export interface StoredEmailConfig {
   triggers: Record<string, boolean>;
 }
 
+export interface ActivityConfigUpdate {
+  isEnabled?: boolean;
+  immutable?: boolean;
+  triggers?: Record<string, Record<string, boolean>>;
+}
+
+/** The spec: a workspace that never configured activity logs reads {isEnabled: false}. */
+const ACTIVITY_CONFIG_DEFAULT: TActivityServiceConfig = { isEnabled: false };
+
+/** Stored settings are parsed through their schema, so a row that does not fit fails loudly instead of being trusted. */
+const parseActivityConfig = (value: unknown): TActivityServiceConfig => ZActivityServiceConfig.parse(value);
+
+/** `update` over `stored`, deeply: triggers merge per feature, then per action. */
+function mergeActivityConfig(stored: TActivityServiceConfig, update: ActivityConfigUpdate): TActivityServiceConfig {
+  const next: TActivityServiceConfig = { ...stored, isEnabled: update.isEnabled ?? stored.isEnabled };
+  if (update.immutable !== undefined) next.immutable = update.immutable;
+  if (update.triggers !== undefined) {
+    // Null-prototype maps: feature and action names are caller-chosen keys.
+    const triggers = idMap<Record<string, boolean>>();
+    for (const [feature, actions] of Object.entries(stored.triggers ?? {})) triggers[feature] = Object.assign(idMap<boolean>(), actions);
+    for (const [feature, actions] of Object.entries(update.triggers)) triggers[feature] = Object.assign(triggers[feature] ?? idMap<boolean>(), actions);
+    next.triggers = triggers;
+  }
+  return next;
+}
+
 export interface PermissionProviderUpdate {
   usePermissionProvider?: boolean;
   permissionProviderConfig?: { permissionProviderUrl?: string; authToken?: string };
@@ -41,8 +68,13 @@ export function createWorkspaceConfigService(deps: {
 
   return {
     async activityConfig(apiKeyId: string): Promise<TActivityServiceConfig> {
-      // The spec: a workspace that never configured activity logs reads {isEnabled: false}.
-      return (await repo.get<TActivityServiceConfig>(apiKeyId, 'activity')) ?? { isEnabled: false };
+      const stored = await repo.get<unknown>(apiKeyId, 'activity');
+      return stored === null ? ACTIVITY_CONFIG_DEFAULT : parseActivityConfig(stored);
+    },
+
+    /** A partial, deep merge over the stored config (see mergeActivityConfig); concurrent updates both take effect. */
+    async updateActivityConfig(apiKeyId: string, update: ActivityConfigUpdate): Promise<TActivityServiceConfig> {
+      return repo.update(apiKeyId, 'activity', ACTIVITY_CONFIG_DEFAULT, (stored) => mergeActivityConfig(parseActivityConfig(stored), update));
     },
 
     async permissionProviderConfig(apiKeyId: string): Promise<TPermissionProviderConfig> {

@@ -1,0 +1,29 @@
+import type { OwnedData } from '../../platform/owned-data.js';
+import type { ActivitiesRepo } from './repo.js';
+
+/**
+ * Activity records in the owned-data registry. They follow their document
+ * and go with their document or organization. Erasing a user deletes the
+ * records they acted in, also when the log is immutable: erasure is the law's
+ * requirement, immutability only the application's setting. Records were not
+ * anonymized instead: their message data is the application's free JSON and
+ * may name the user anywhere in it.
+ */
+export function activitiesOwnedData(repo: ActivitiesRepo): OwnedData {
+  return {
+    name: 'activities',
+    models: ['Activity'],
+    async moveDocument(from, to) {
+      await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
+    },
+    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
+      await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
+    },
+    async deleteOrganization({ apiKeyId, organizationId }) {
+      await repo.deleteOrganization(apiKeyId, organizationId);
+    },
+    async eraseUser({ apiKeyId, userId }) {
+      await repo.deleteByUser(apiKeyId, userId);
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import type { Db } from '../../db/client.js';
+import type { Cursor } from '../../lib/page-token.js';
+
+export type SortOrder = 'asc' | 'desc';
+
+/** An activity row as stored (see prisma/models.prisma); the service maps it to the contract's shape. */
+export interface ActivityRow {
+  apiKeyId: string;
+  id: string;
+  organizationId: string;
+  documentId: string | null;
+  featureType: string;
+  actionType: string;
+  userId: string;
+  /** JSON of the acting user as given. */
+  actionUser: string;
+  targetEntityId: string;
+  template: string;
+  /** JSON object. */
+  templateData: string;
+  timestamp: bigint;
+}
+
+export interface ActivityFilter {
+  organizationId: string;
+  documentId?: string;
+  targetEntityId?: string;
+  featureTypes?: readonly string[];
+  actionTypes?: readonly string[];
+  userId?: string;
+  activityIds?: readonly string[];
+}
+
+/**
+ * Rows strictly after `cursor` in (timestamp, id) order, written so that the
+ * database can seek: `timestamp <= at` (or `>=`) is a range on the index's
+ * timestamp column, so a page starts at the cursor instead of skipping every
+ * row before it; the OR only sorts out rows of that one millisecond.
+ */
+function after(cursor: Cursor | undefined, order: SortOrder) {
+  if (!cursor) return {};
+  const at = BigInt(cursor.at);
+  return order === 'desc'
+    ? { timestamp: { lte: at }, OR: [{ timestamp: { lt: at } }, { id: { lt: cursor.id } }] }
+    : { timestamp: { gte: at }, OR: [{ timestamp: { gt: at } }, { id: { gt: cursor.id } }] };
+}
+
+const inOrder = (order: SortOrder) => (a: ActivityRow, b: ActivityRow) => {
+  const byTime = a.timestamp === b.timestamp ? 0 : a.timestamp < b.timestamp ? -1 : 1;
+  const byId = a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
+  const asc = byTime !== 0 ? byTime : byId;
+  return order === 'asc' ? asc : -asc;
+};
+
+/**
+ * Activity records. Every query is scoped by the application (apiKeyId) and
+ * organization; writes that go with others run in the caller's unit of work.
+ */
+export function createActivitiesRepo(db: Db) {
+  return {
+    async insertMany(rows: ActivityRow[]): Promise<void> {
+      await db.activity.createMany({ data: rows });
+    },
+
+    find: (apiKeyId: string, organizationId: string, id: string) =>
+      db.activity.findFirst({ where: { apiKeyId, organizationId, id } }),
+
+    update: (apiKeyId: string, id: string, data: Partial<Pick<ActivityRow, 'featureType' | 'actionType' | 'userId' | 'actionUser' | 'targetEntityId' | 'template' | 'templateData'>>) =>
+      db.activity.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
+
+    /** Deletes those of `ids` the organization has; returns the IDs deleted. */
+    async deleteMany(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<string[]> {
+      const where = { apiKeyId, organizationId, id: { in: [...ids] } };
+      const found = await db.activity.findMany({ where, select: { id: true } });
+      await db.activity.deleteMany({ where });
+      return found.map((row) => row.id);
+    },
+
+    /**
+     * One page of records matching every filter, in (timestamp, id) order
+     * after `cursor`, at most `take`.
+     *
+     * Each filter has an index (apiKeyId, organizationId, <column>, timestamp,
+     * id), so with equality filters the page is one ordered index range. A list
+     * with several values (an IN) would instead make the database collect and
+     * sort every matching row; so the list is fanned out: one ordered range
+     * read per value, up to `take` rows each, merged here. A page then costs
+     * at most (values × take) index rows whatever its depth.
+     */
+    async list(apiKeyId: string, filter: ActivityFilter, order: SortOrder, cursor: Cursor | undefined, take: number): Promise<ActivityRow[]> {
+      const base = {
+        apiKeyId,
+        organizationId: filter.organizationId,
+        ...(filter.documentId !== undefined ? { documentId: filter.documentId } : {}),
+        ...(filter.targetEntityId !== undefined ? { targetEntityId: filter.targetEntityId } : {}),
+        ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
+        ...(filter.activityIds !== undefined ? { id: { in: [...filter.activityIds] } } : {}),
+        ...after(cursor, order),
+      };
+      const orderBy = [{ timestamp: order }, { id: order }];
+      const equalOrIn = (values: readonly string[] | undefined) =>
+        values === undefined ? undefined : values.length === 1 ? values[0]! : { in: [...values] };
+      const query = (where: object) => db.activity.findMany({ where: { ...base, ...where }, orderBy, take });
+
+      // activityIds bound the rows to at most 30: nothing to fan out.
+      const fanOut =
+        filter.activityIds !== undefined
+          ? undefined
+          : (filter.actionTypes?.length ?? 0) > 1
+            ? ('actionType' as const)
+            : (filter.featureTypes?.length ?? 0) > 1
+              ? ('featureType' as const)
+              : undefined;
+      const actionType = equalOrIn(filter.actionTypes);
+      const featureType = equalOrIn(filter.featureTypes);
+      const rest = {
+        ...(actionType !== undefined && fanOut !== 'actionType' ? { actionType } : {}),
+        ...(featureType !== undefined && fanOut !== 'featureType' ? { featureType } : {}),
+      };
+      if (fanOut === undefined) return query(rest);
+
+      const values = [...new Set(fanOut === 'actionType' ? filter.actionTypes! : filter.featureTypes!)];
+      // Sequential: on SQLite the queries share one connection anyway, and on PostgreSQL a page should hold one pooled connection, not thirty.
+      const rows: ActivityRow[] = [];
+      for (const value of values) rows.push(...(await query({ ...rest, [fanOut]: value })));
+      return rows.sort(inOrder(order)).slice(0, take);
+    },
+
+    // ── owned data ──
+    moveDocument: (apiKeyId: string, organizationId: string, from: string, to: string) =>
+      db.activity.updateMany({ where: { apiKeyId, organizationId, documentId: from }, data: { documentId: to } }),
+    deleteDocuments: (apiKeyId: string, organizationId: string, documentIds: readonly string[]) =>
+      db.activity.deleteMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } }),
+    deleteOrganization: (apiKeyId: string, organizationId: string) => db.activity.deleteMany({ where: { apiKeyId, organizationId } }),
+    deleteByUser: (apiKeyId: string, userId: string) => db.activity.deleteMany({ where: { apiKeyId, userId } }),
+  };
+}
+
+export type ActivitiesRepo = ReturnType<typeof createActivitiesRepo>;

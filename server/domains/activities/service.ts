@@ -1,0 +1,152 @@
+import type { TActivity, TFeatureType } from '../../../contract/activities/schemas.js';
+import type { TGetActivityLogsData } from '../../../contract/activities/get-activity-logs.js';
+import type { TNewActivity } from '../../../contract/activities/add-activities.js';
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { failedPrecondition, notFound } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import { idMap } from '../../lib/id-map.js';
+import type { Ids } from '../../lib/ids.js';
+import type { PageTokens } from '../../lib/page-token.js';
+import type { EventBus } from '../../platform/events.js';
+import { createAccessLookups } from '../access/lookups.js';
+import type { AccessRepo } from '../access/repo.js';
+import type { WorkspaceConfigService } from '../workspace/service.js';
+import type { ActivitiesRepo, ActivityFilter, ActivityRow } from './repo.js';
+import { toActivity, userJson, type Caller } from './shapes.js';
+
+export interface ActivityChange {
+  organizationId: string;
+  activityId: string;
+  featureType?: TFeatureType;
+  actionType?: string;
+  actionUser?: TUserRef;
+  targetEntityId?: string;
+  displayMessageTemplate?: string;
+  displayMessageTemplateData?: Record<string, unknown>;
+}
+
+const sortedSet = (values: readonly string[] | undefined) => (values === undefined ? undefined : [...new Set(values)].sort());
+
+export function createActivitiesService(deps: {
+  repo: ActivitiesRepo;
+  accessRepo: AccessRepo;
+  config: Pick<WorkspaceConfigService, 'activityConfig'>;
+  uow: UnitOfWork;
+  events: EventBus;
+  pageTokens: PageTokens;
+  ids: Ids;
+  clock: Clock;
+}) {
+  const { repo, uow, events, pageTokens } = deps;
+  const find = createAccessLookups(deps.accessRepo);
+
+  /** The issue: Add, Update and Delete Activities are refused while the log is immutable; the service's own logging goes on. */
+  async function assertMutable(apiKeyId: string): Promise<void> {
+    if ((await deps.config.activityConfig(apiKeyId)).immutable === true) {
+      throw failedPrecondition('the activity log is immutable for this application (activity config `immutable: true`): records cannot be added, changed or deleted through the API');
+    }
+  }
+
+  async function assertDocuments(apiKeyId: string, organizationId: string, documentIds: string[]): Promise<void> {
+    if (documentIds.length === 0) return;
+    const found = new Set((await deps.accessRepo.listDocuments(apiKeyId, organizationId, { ids: documentIds, take: documentIds.length })).map((d) => d.id));
+    const missing = documentIds.find((id) => !found.has(id));
+    if (missing !== undefined) throw notFound(`document ${missing} does not exist in organization ${organizationId}`);
+  }
+
+  return {
+    async getActivityLogs(app: Caller, input: TGetActivityLogsData): Promise<{ items: TActivity[]; pageToken: string | null }> {
+      await find.organization(app.apiKeyId, input.organizationId);
+      const order = input.order ?? 'desc';
+      const filter: ActivityFilter = {
+        organizationId: input.organizationId,
+        documentId: input.documentId,
+        targetEntityId: input.targetEntityId,
+        featureTypes: sortedSet(input.featureTypes),
+        actionTypes: sortedSet(input.actionTypes),
+        userId: input.userId,
+        activityIds: sortedSet(input.activityIds),
+      };
+      // The token is bound to the application, the filters and the order: it works only for the query that produced it.
+      const scope = JSON.stringify(['activities', app.apiKeyId, order, filter]);
+      const page = await pageTokens.page(
+        scope,
+        input,
+        (after, take) => repo.list(app.apiKeyId, filter, order, after, take),
+        (row) => ({ at: Number(row.timestamp), id: row.id }),
+      );
+      return { items: page.items.map((row) => toActivity(row, app.apiKey)), pageToken: page.pageToken };
+    },
+
+    /** Records the activities and one `activity.add` event each, all in one transaction. */
+    async addActivities(app: Caller, input: { organizationId: string; activities: TNewActivity[] }): Promise<TActivity[]> {
+      return uow.run(async () => {
+        await assertMutable(app.apiKeyId);
+        await find.organization(app.apiKeyId, input.organizationId);
+        await assertDocuments(app.apiKeyId, input.organizationId, [...new Set(input.activities.flatMap((a) => (a.documentId !== undefined ? [a.documentId] : [])))]);
+        const timestamp = BigInt(deps.clock.nowMs());
+        const rows: ActivityRow[] = input.activities.map((activity) => ({
+          apiKeyId: app.apiKeyId,
+          id: deps.ids.next('act'),
+          organizationId: input.organizationId,
+          documentId: activity.documentId ?? null,
+          featureType: activity.featureType,
+          actionType: activity.actionType,
+          userId: activity.actionUser.userId,
+          actionUser: userJson(activity.actionUser),
+          targetEntityId: activity.targetEntityId,
+          template: activity.displayMessageTemplate,
+          templateData: JSON.stringify(activity.displayMessageTemplateData ?? {}),
+          timestamp,
+        }));
+        await repo.insertMany(rows);
+        for (const row of rows) {
+          const activity = toActivity(row, '');
+          await events.publish({
+            type: 'activity.add',
+            apiKeyId: app.apiKeyId,
+            organizationId: row.organizationId,
+            ...(row.documentId !== null ? { documentId: row.documentId } : {}),
+            actor: activity.actionUser,
+            payload: { activity },
+          });
+        }
+        return rows.map((row) => toActivity(row, app.apiKey));
+      });
+    },
+
+    async updateActivity(app: Caller, change: ActivityChange): Promise<TActivity> {
+      return uow.run(async () => {
+        await assertMutable(app.apiKeyId);
+        const row = await repo.find(app.apiKeyId, change.organizationId, change.activityId);
+        if (!row) throw notFound(`activity ${change.activityId} does not exist in organization ${change.organizationId}`);
+        const updated = await repo.update(app.apiKeyId, row.id, {
+          featureType: change.featureType,
+          actionType: change.actionType,
+          ...(change.actionUser !== undefined ? { userId: change.actionUser.userId, actionUser: userJson(change.actionUser) } : {}),
+          targetEntityId: change.targetEntityId,
+          template: change.displayMessageTemplate,
+          templateData: change.displayMessageTemplateData !== undefined ? JSON.stringify(change.displayMessageTemplateData) : undefined,
+        });
+        return toActivity(updated, app.apiKey);
+      });
+    },
+
+    async deleteActivities(app: Caller, input: { organizationId: string; activityIds: string[] }) {
+      return uow.run(async () => {
+        await assertMutable(app.apiKeyId);
+        const deleted = new Set(await repo.deleteMany(app.apiKeyId, input.organizationId, input.activityIds));
+        const result = idMap<{ success: boolean; message: string }>();
+        for (const id of input.activityIds) {
+          result[id] = deleted.has(id)
+            ? { success: true, message: 'Activity deleted.' }
+            : { success: false, message: `activity ${id} does not exist in organization ${input.organizationId}` };
+        }
+        return result;
+      });
+    },
+  };
+}
+
+export type ActivitiesService = ReturnType<typeof createActivitiesService>;

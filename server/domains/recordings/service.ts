@@ -1,0 +1,102 @@
+import type { TAddRecordingData } from '../../../contract/recordings/add-recording.js';
+import type { TRecording } from '../../../contract/recordings/schemas.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { alreadyExists } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import { idMap } from '../../lib/id-map.js';
+import type { Ids } from '../../lib/ids.js';
+import type { PageTokens } from '../../lib/page-token.js';
+import type { EventBus } from '../../platform/events.js';
+import { createAccessLookups } from '../access/lookups.js';
+import type { AccessRepo } from '../access/repo.js';
+import { userJson, type Caller } from '../activities/shapes.js';
+import type { RecordingRow, RecordingsRepo } from './repo.js';
+import { durationDisplay, toRecording } from './shapes.js';
+
+const byCreation = (row: RecordingRow) => ({ at: Number(row.createdAt), id: row.id });
+
+export function createRecordingsService(deps: {
+  repo: RecordingsRepo;
+  accessRepo: AccessRepo;
+  uow: UnitOfWork;
+  events: EventBus;
+  pageTokens: PageTokens;
+  ids: Ids;
+  clock: Clock;
+}) {
+  const { repo, uow, events, pageTokens } = deps;
+  const find = createAccessLookups(deps.accessRepo);
+
+  return {
+    /** Stores the recorder annotation and publishes `recorder.done` in the same transaction. */
+    async addRecording(app: Caller, input: TAddRecordingData): Promise<TRecording> {
+      const taken = () => alreadyExists(`recording ${input.annotationId} already exists`);
+      try {
+        return await uow.run(async () => {
+          await find.organization(app.apiKeyId, input.organizationId);
+          await find.document(app.apiKeyId, input.organizationId, input.documentId);
+          if (input.annotationId !== undefined && (await repo.exists(app.apiKeyId, input.annotationId))) throw taken();
+          const row: RecordingRow = {
+            apiKeyId: app.apiKeyId,
+            id: input.annotationId ?? deps.ids.next('rec'),
+            organizationId: input.organizationId,
+            documentId: input.documentId,
+            userId: input.from.userId,
+            fromUser: userJson(input.from),
+            recordingType: input.recordingType,
+            mode: input.mode,
+            displayName: input.displayName,
+            durationMs: input.recordedTime.duration,
+            durationDisplay: input.recordedTime.display ?? durationDisplay(input.recordedTime.duration),
+            attachments: JSON.stringify(
+              input.attachments.map((a) => ({ attachmentId: a.attachmentId, url: a.url, mimeType: a.mimeType, name: a.name, type: a.type, size: a.size })),
+            ),
+            latestVersion: input.latestVersion ?? 1,
+            createdAt: BigInt(deps.clock.nowMs()),
+          };
+          await repo.insert(row);
+          await events.publish({
+            type: 'recorder.done',
+            apiKeyId: app.apiKeyId,
+            organizationId: row.organizationId,
+            documentId: row.documentId,
+            actor: input.from,
+            payload: { recording: toRecording(row, '') },
+          });
+          return toRecording(row, app.apiKey);
+        });
+      } catch (error) {
+        // Two adds of one annotationId at once: the second loses at the primary key.
+        if (isUniqueViolation(error)) throw taken();
+        throw error;
+      }
+    },
+
+    async getRecordings(app: Caller, input: { organizationId: string; documentId?: string; recordingIds?: string[]; pageSize?: number; pageToken?: string }) {
+      await find.organization(app.apiKeyId, input.organizationId);
+      const ids = input.recordingIds === undefined ? undefined : [...new Set(input.recordingIds)].sort();
+      const scope = JSON.stringify(['recordings', app.apiKeyId, input.organizationId, input.documentId ?? null, ids ?? null]);
+      const page = await pageTokens.page(
+        scope,
+        input,
+        (after, take) => repo.list(app.apiKeyId, { organizationId: input.organizationId, documentId: input.documentId, ids, after, take }),
+        byCreation,
+      );
+      return { items: page.items.map((row) => toRecording(row, app.apiKey)), pageToken: page.pageToken };
+    },
+
+    async deleteRecordings(app: Caller, input: { organizationId: string; annotationIds: string[] }) {
+      const deleted = new Set(await uow.run(() => repo.deleteMany(app.apiKeyId, input.organizationId, input.annotationIds)));
+      const result = idMap<{ success: boolean; message: string }>();
+      for (const id of input.annotationIds) {
+        result[id] = deleted.has(id)
+          ? { success: true, message: 'Recording deleted.' }
+          : { success: false, message: `recording ${id} does not exist in organization ${input.organizationId}` };
+      }
+      return result;
+    },
+  };
+}
+
+export type RecordingsService = ReturnType<typeof createRecordingsService>;
