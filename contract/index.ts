@@ -11,6 +11,9 @@ import { getDocuments } from './documents/get-documents.js';
 import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
 import { getFolders } from './folders/get-folders.js';
+import { addNotification, deleteNotifications, updateNotifications } from './notifications/custom-notifications.js';
+import { getNotifications } from './notifications/get-notifications.js';
+import { getNotificationConfig, getNotificationConfigV2, setNotificationConfig } from './notifications/notification-config.js';
 import { addOrganization, deleteOrganization, getOrganizations, updateOrganization, updateOrganizationDisableState } from './organizations/organizations.js';
 import { addPermissions } from './permissions/add-permissions.js';
 import { generateToken } from './permissions/generate-token.js';
@@ -95,6 +98,15 @@ export const contract = c.router({
     deleteComments,
     addReaction,
     deleteReaction,
+  },
+  notifications: {
+    getNotifications,
+    getNotificationConfig,
+    getNotificationConfigV2,
+    setNotificationConfig,
+    addNotification,
+    updateNotifications,
+    deleteNotifications,
   },
   activities: {
     getActivityLogs,

@@ -30,6 +30,7 @@ const TAGS: Record<keyof Contract, string> = {
   users: 'Users of an organization, folder or document, and user groups.',
   organizations: 'Organizations, their folders and documents, and access to them.',
   comments: 'Comment threads (comment annotations) on documents, their comments and reactions.',
+  notifications: 'Notifications (from comment activity and custom ones), their read state, and per-user notification configs.',
   activities: 'Activity logs: records of what users did, written by the service from domain events and by the application.',
   recordings: 'Recordings (recorder annotations) on documents.',
   userData: "A user's data: export (Get All User Data) and erasure (Delete All User Data), the latter as a background job.",

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { providerOf } from './db/adapter.js';
 import type { Db } from './db/client.js';
 import { commentsRouter } from './domains/comments/router.js';
+import { notificationsRouter } from './domains/notifications/router.js';
 import { activitiesRouter } from './domains/activities/router.js';
 import { migrationsRouter } from './domains/migrations/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
     users: usersRouter(users),
     organizations: organizationsRouter(organizations),
     comments: commentsRouter(deps.services.comments),
+    notifications: notificationsRouter(deps.services.notifications),
     activities: activitiesRouter(deps.services.activities),
     recordings: recordingsRouter(deps.services.recordings),
     userData: userDataRouter(deps.services.userData),

@@ -16,6 +16,7 @@ import { createAccessRepo } from './domains/access/repo.js';
 import { commentsOwnedData, commentsUserData } from './domains/comments/owned-data.js';
 import { createCommentsRepo } from './domains/comments/repo.js';
 import { createCommentsService } from './domains/comments/service.js';
+import { registerNotifications } from './domains/notifications/register.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
 import { createPermissionsService } from './domains/permissions/service.js';
@@ -91,6 +92,7 @@ export function createServices(deps: CoreDeps) {
   owned.register(commentsOwnedData(commentsRepo));
   for (const source of commentsUserData(commentsRepo)) owned.addUserDataSource(source);
   const comments = createCommentsService({ repo: commentsRepo, access: accessRepo, checks, uow, events, clock, ids, pageTokens });
+  const notifications = registerNotifications({ db, uow, clock, ids, events, owned, features, pageTokens, accessRepo, checks });
   const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
   const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 
@@ -123,6 +125,7 @@ export function createServices(deps: CoreDeps) {
     users,
     permissions,
     comments,
+    notifications,
     activities,
     recordings,
     userData,

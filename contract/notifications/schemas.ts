@@ -17,7 +17,8 @@ export const ZNotification = named(
       .record(z.unknown())
       .describe('Values of the template variables: `actionUser` and `recipientUser` (user objects) and custom string values.'),
     metadata: ZContentMetadata,
-    notifyUsers: z.record(z.literal(true)).describe('User key → true.'),
+    locationId: z.string().optional().describe('The location in the document (a comment thread\'s `location.locationId`), when it has one.'),
+    notifyUsers: z.record(z.literal(true)).describe('User key → true, for every recipient; a user\'s key is their email when known, else their user ID.'),
     notifyUsersByUserId: z.record(z.literal(true)).describe('User ID → true.'),
     readByUserIds: z.record(z.literal(true)).describe('User ID → true, for the users who marked it read.'),
     timestamp: ZTimestampMs,

@@ -176,10 +176,17 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     return ran;
   }
 
+  // When the pending timer fires; a later request never pushes an earlier one
+  // back (a poll finishing must not cancel the wake-up a commit just asked for).
+  let timerAt = Number.POSITIVE_INFINITY;
   function schedule(delay: number) {
     if (!started || deps.pollMs <= 0) return;
+    const at = performance.now() + delay;
+    if (at >= timerAt) return;
     clearTimeout(timer);
+    timerAt = at;
     timer = setTimeout(() => {
+      timerAt = Number.POSITIVE_INFINITY;
       jobs.runDue().then(
         () => schedule(deps.pollMs),
         (error: unknown) => {
@@ -257,6 +264,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     async stop() {
       started = false;
       clearTimeout(timer);
+      timerAt = Number.POSITIVE_INFINITY;
       await draining?.catch(() => undefined);
     },
   };

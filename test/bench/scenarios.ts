@@ -5,6 +5,7 @@
  * `request()` returns the one request autocannon repeats. Keep state that
  * `setup()` creates in variables closed over by the entry (see README.md).
  */
+import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
 
 export interface WorkspaceCredentials {
@@ -161,6 +162,91 @@ scenarios.push({
     },
   }),
 });
+
+/**
+ * Get Notifications for one user with 100,000 notifications in one
+ * organization (10 documents; the user received every one, a second user
+ * every other one), 100 per page: page 1 and page 50 (reached by following 49
+ * tokens in setup). Keyset paging should make the two cost the same. The rows
+ * are written with bulk SQL straight into the server's database: 100,000
+ * HTTP calls would take minutes.
+ */
+const NTF_ORG = 'bench-ntf-org';
+const NTF_USER = 'bench-ntf-u0';
+const NTF_TOTAL = 100_000;
+const NTF_PAGE_SIZE = 100;
+let notificationsSeeded: Promise<void> | undefined;
+let page50Token = '';
+
+async function seedNotifications(ctx: BenchContext): Promise<void> {
+  const headers = serviceHeaders(ctx.workspace);
+  const documentIds = Array.from({ length: 10 }, (_, i) => `bench-ntf-d${i}`);
+  for (const documentId of documentIds) await ctx.post('/v2/organizations/documents/add', { data: { organizationId: NTF_ORG, documentId } }, headers);
+  await ctx.post('/v2/users/add', { data: { organizationId: NTF_ORG, users: [0, 1].map((i) => ({ userId: `bench-ntf-u${i}`, name: `Reader ${i}`, email: `reader${i}@example.com` })) } }, headers);
+  const apiKeyId = (await ctx.cli(['workspace', 'get', '--api-key', ctx.workspace.apiKey])).apiKey.id as string;
+
+  const database = await openDatabase(ctx.databaseUrl);
+  try {
+    const start = Date.UTC(2026, 0, 1);
+    const actionUser = { userId: 'bench-ntf-actor', name: 'Actor', email: 'actor@example.com' };
+    const BATCH = 5_000;
+    for (let from = 0; from < NTF_TOTAL; from += BATCH) {
+      const notifications = [];
+      const recipients = [];
+      for (let i = from; i < Math.min(from + BATCH, NTF_TOTAL); i++) {
+        const id = `ntf_bench${String(i).padStart(8, '0')}`;
+        const documentId = documentIds[i % documentIds.length]!;
+        const timestamp = start + i * 1000;
+        const annotation = { annotationId: `a${i}`, organizationId: NTF_ORG, documentId, status: 'open', priority: null, assignedTo: null, customList: [], context: null, from: actionUser, comments: [], createdAt: timestamp, lastUpdated: timestamp };
+        notifications.push({
+          apiKeyId, id, organizationId: NTF_ORG, documentId, locationId: null, source: 'comment', sourceData: JSON.stringify(annotation), eventId: null,
+          actionUserId: actionUser.userId, actionUser: JSON.stringify(actionUser), headlineTemplate: '{actionUser} commented',
+          headlineData: JSON.stringify({ actionType: 'comment.add', actionUser }), bodyMessage: `comment ${i}`, timestamp,
+        });
+        const base = { apiKeyId, notificationId: id, organizationId: NTF_ORG, documentId, locationId: null, timestamp, readAt: null };
+        recipients.push({ ...base, userId: NTF_USER, userKey: 'reader0@example.com' });
+        if (i % 2 === 0) recipients.push({ ...base, userId: 'bench-ntf-u1', userKey: 'reader1@example.com' });
+      }
+      await upsertMany(database.db, 'Notification', notifications, { key: ['apiKeyId', 'id'], update: [] });
+      await upsertMany(database.db, 'NotificationRecipient', recipients, { key: ['apiKeyId', 'notificationId', 'userId'], update: [] });
+    }
+    if (database.provider === 'postgresql') await database.db.$executeRawUnsafe('ANALYZE "Notification"; ANALYZE "NotificationRecipient"');
+    else await database.db.$executeRawUnsafe('ANALYZE');
+  } finally {
+    await database.close();
+  }
+  // The SQLite driver is synchronous: while it wrote, the server closed our idle keep-alive
+  // connection (after HTTP_KEEP_ALIVE_TIMEOUT_MS) unseen. One turn of the event loop lets
+  // fetch see that close instead of sending the next request down the dead socket.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+
+  let pageToken: string | undefined;
+  for (let page = 1; page < 50; page++) {
+    const body: { result: { pageToken: string | null } } = await ctx.post(
+      '/v2/notifications/get',
+      { data: { organizationId: NTF_ORG, userId: NTF_USER, pageSize: NTF_PAGE_SIZE, ...(pageToken ? { pageToken } : {}) } },
+      headers,
+    );
+    if (body.result.pageToken === null) throw new Error(`notifications ended at page ${page}`);
+    pageToken = body.result.pageToken;
+  }
+  page50Token = pageToken!;
+}
+
+for (const page of [1, 50] as const) {
+  scenarios.push({
+    name: `Get Notifications page ${page}`,
+    async setup(ctx) {
+      notificationsSeeded ??= seedNotifications(ctx);
+      await notificationsSeeded;
+    },
+    request: (ctx) => ({
+      path: '/v2/notifications/get',
+      headers: serviceHeaders(ctx.workspace),
+      body: { data: { organizationId: NTF_ORG, userId: NTF_USER, pageSize: NTF_PAGE_SIZE, ...(page === 50 ? { pageToken: page50Token } : {}) } },
+    }),
+  });
+}
 
 /**
  * Get Activity Logs with 100,000 activity records in one organization, at the

@@ -65,6 +65,7 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       ['getDocuments', '/v2/organizations/documents/get', { organizationId: 'bounds-org' }],
       ['getUsers', '/v2/users/get', { organizationId: 'bounds-org' }],
       ['getCommentAnnotations', '/v2/commentannotations/get', { organizationId: 'bounds-org', documentIds: ['bounds-doc'] }],
+      ['getNotifications', '/v2/notifications/get', { organizationId: 'bounds-org', documentId: 'bounds-doc' }],
       ['getActivityLogs', '/v2/activities/get', { organizationId: 'bounds-org' }],
       ['getRecordings', '/v2/recordings/get', { organizationId: 'bounds-org' }],
     ] as const

@@ -123,6 +123,53 @@ const steps: Step[] = [
     check: (d, id) =>
       expect(d).toEqual([{ userId: id, name: 'Ann', email: '', initial: 'A', accessRole: 'viewer', photoUrl: 'https://example.com/a.png', color: '#123456' }]),
   },
+  {
+    op: 'setNotificationConfig',
+    data: (id) => ({ organizationId: id, documentIds: [id], userIds: [id], config: { inbox: 'ALL' } }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true, userId: id, documentId: id });
+    },
+  },
+  ...(['getNotificationConfig', 'getNotificationConfigV2'] as const).map((op) => ({
+    op,
+    data: (id: string) => ({ organizationId: id, documentIds: [id], userId: id }),
+    check: (d: any, id: string) => expect(d).toEqual([{ config: { inbox: 'ALL', email: 'MINE', slack: 'NONE' }, metadata: expect.objectContaining({ organizationId: id, documentId: id, userId: id }) }]),
+  })),
+  {
+    op: 'addNotification',
+    data: (id) => ({ organizationId: id, notificationId: id, displayHeadlineMessageTemplate: '{actionUser} to {recipientUser}', notifyUsers: [id] }),
+    check: (d, id) => {
+      expect(d.notificationId).toBe(id);
+      keyedBy(d.notifyUsersByUserId, id);
+    },
+  },
+  {
+    op: 'getNotifications',
+    data: (id) => ({ organizationId: id, userId: id, notificationIds: [id] }),
+    check: (d, id) => {
+      expect(d.map((n: any) => n.id)).toEqual([id]);
+      keyedBy(d[0].notifyUsersByUserId, id);
+      keyedBy(d[0].notifyUsers, id);
+      expect(d[0].displayHeadlineMessageTemplateData.recipientUser.userId).toBe(id);
+    },
+  },
+  {
+    op: 'updateNotifications',
+    data: (id) => ({ organizationId: id, userId: id, notificationIds: [id], read: true }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true, notificationId: id });
+    },
+  },
+  {
+    op: 'deleteNotifications',
+    data: (id) => ({ organizationId: id, notificationIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true, notificationId: id });
+    },
+  },
   { op: 'addUserGroup', data: (id) => ({ organizationId: id, organizationUserGroupId: id, name: 'Group' }), check: (d, id) => expect(d.organizationUserGroupId).toBe(id) },
   {
     op: 'addUsersToGroup',

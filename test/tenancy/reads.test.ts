@@ -34,6 +34,9 @@ const READS: ReadCase[] = [
   { name: 'getCommentAnnotations', path: '/v2/commentannotations/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID] }) },
   { name: 'getCommentAnnotationsCount', path: '/v2/commentannotations/count/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
   { name: 'getComments', path: '/v2/commentannotations/comments/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, annotationId: ID }) },
+  { name: 'getNotifications', path: '/v2/notifications/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
+  { name: 'getNotificationConfig', path: '/v1/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
+  { name: 'getNotificationConfigV2', path: '/v2/notifications/config/get', headers: appHeaders, data: () => ({ organizationId: ID, documentIds: [ID], userId: ID }) },
   { name: 'getActivityLogs', path: '/v2/activities/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
   { name: 'getRecordings', path: '/v2/recordings/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
   { name: 'getAllUserData', path: '/v1/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
@@ -91,6 +94,8 @@ beforeAll(async () => {
     documentId: ID,
     commentAnnotations: [{ annotationId: ID, from: { userId: ID }, context: { [MARKER]: MARKER }, commentData: [{ commentId: ID, commentText: MARKER }] }],
   });
+  await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
+  await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
   jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;
   await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
@@ -143,6 +148,15 @@ describe('another workspace cannot change workspace A', () => {
     const res = await server.post('/v2/organizations/usergroups/users/add', { data: { organizationId: ID, organizationUserGroupId: ID, userIds: [ID] } }, appHeaders(b));
     expect(res.status).toBe(200);
     expect(res.body.result.data[ID]).toMatchObject({ success: false, message: expect.stringMatching(/does not exist/) });
+  });
+
+  it("B marking or deleting A's notification finds nothing and leaves it", async () => {
+    const update = await server.post('/v2/notifications/update', { data: { organizationId: ID, userId: ID, notificationIds: [ID], read: true } }, appHeaders(b));
+    expect(update.body.result.data[ID].success).toBe(false);
+    const remove = await server.post('/v2/notifications/delete', { data: { organizationId: ID, notificationIds: [ID] } }, appHeaders(b));
+    expect(remove.body.result.data[ID].success).toBe(false);
+    const own = await server.post('/v2/notifications/get', { data: { organizationId: ID, userId: ID } }, appHeaders(a));
+    expect(own.body.result.data.map((n: { id: string; readByUserIds: object }) => [n.id, n.readByUserIds])).toEqual([[ID, {}]]);
   });
 
   it('B deleting users in an organization of the same name leaves A untouched', async () => {

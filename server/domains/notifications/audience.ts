@@ -1,0 +1,99 @@
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { TNotificationConfig } from '../../../contract/notifications/schemas.js';
+import type { AccessChecks } from '../access/checks.js';
+import { contextVisible } from '../access/checks.js';
+import type { AccessRepo } from '../access/repo.js';
+import type { ConfigRow, NewRecipient, NotificationsRepo } from './repo.js';
+import { effectiveConfig, SERVICE_DEFAULT_CONFIG, userKeyOf, userRefOf } from './shapes.js';
+
+/** User IDs per query on the user table. */
+const USER_BATCH = 500;
+
+export interface Where {
+  apiKeyId: string;
+  organizationId: string;
+  /** null: an organization-level notification (custom ones without a document). */
+  documentId: string | null;
+}
+
+/**
+ * Who a notification reaches, decided for many users with a few queries
+ * (configs, access, user rows), never one query per recipient: a comment
+ * mentioning 20 users costs the same handful of statements as one mentioning
+ * a single user.
+ */
+export function createAudience(deps: { repo: NotificationsRepo; accessRepo: Pick<AccessRepo, 'findUsers'>; checks: Pick<AccessChecks, 'readersAmong' | 'readersOf'> }) {
+  const { repo, accessRepo, checks } = deps;
+
+  const byUser = (rows: ConfigRow[]) => new Map(rows.map((row) => [row.userId, row]));
+
+  /** Each user's effective config on the document (or at organization level). */
+  async function configsOf(where: Where, userIds: readonly string[]): Promise<Map<string, TNotificationConfig>> {
+    if (userIds.length === 0) return new Map();
+    const [documentLevel, organizationLevel] = await Promise.all([
+      where.documentId === null ? Promise.resolve([]) : repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId], userIds),
+      repo.defaultConfigs(where.apiKeyId, where.organizationId, userIds),
+    ]);
+    const documentRows = byUser(documentLevel);
+    const organizationRows = byUser(organizationLevel);
+    return new Map(userIds.map((userId) => [userId, effectiveConfig(documentRows.get(userId), organizationRows.get(userId))]));
+  }
+
+  /**
+   * The users whose effective inbox on the document is `ALL`. The service
+   * default is `MINE`, so only users who chose `ALL` (on the document, or as
+   * their organization default without a document-level inbox) qualify: the
+   * fan-out reads those configs rather than every reader of the document.
+   */
+  async function inboxAll(where: Where & { documentId: string }): Promise<string[]> {
+    if (SERVICE_DEFAULT_CONFIG.inbox === 'ALL') {
+      // Kept honest should the default change: then every reader is a candidate.
+      return (await checks.readersOf(where.apiKeyId, where.organizationId, where.documentId)).map((r) => r.userId);
+    }
+    const [documentLevel, organizationAll] = await Promise.all([
+      repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId]),
+      repo.defaultConfigsWithInbox(where.apiKeyId, where.organizationId, 'ALL'),
+    ]);
+    const documentRows = byUser(documentLevel);
+    const all = new Set(documentLevel.filter((row) => row.inbox === 'ALL').map((row) => row.userId));
+    for (const row of organizationAll) if (documentRows.get(row.userId)?.inbox == null) all.add(row.userId);
+    return [...all];
+  }
+
+  /** User rows of these IDs, for names and emails. */
+  async function usersOf(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, { name: string; email: string }>> {
+    const users = new Map<string, { name: string; email: string }>();
+    for (let i = 0; i < userIds.length; i += USER_BATCH) {
+      for (const row of await accessRepo.findUsers(apiKeyId, userIds.slice(i, i + USER_BATCH))) users.set(row.id, row);
+    }
+    return users;
+  }
+
+  /**
+   * Of the candidates, those who can read the document and (for a thread
+   * with `context`) whose access fields match it; every candidate at
+   * organization level.
+   */
+  async function readable(where: Where, candidates: readonly string[], context?: Record<string, unknown> | null): Promise<string[]> {
+    if (where.documentId === null || candidates.length === 0) return [...candidates];
+    const readers = await checks.readersAmong(where.apiKeyId, where.organizationId, where.documentId, [...candidates]);
+    return candidates.filter((userId) => {
+      const access = readers.get(userId);
+      return access !== undefined && contextVisible(context, access.accessFields);
+    });
+  }
+
+  /** Recipient rows with their notifyUsers key: the user row's email, else the email the caller gave, else the ID. */
+  async function recipientsOf(apiKeyId: string, userIds: readonly string[], given: ReadonlyMap<string, TUserRef> = new Map()): Promise<NewRecipient[]> {
+    const users = await usersOf(apiKeyId, userIds);
+    return userIds.map((userId) => {
+      const known = users.get(userId);
+      const ref = known && known.email ? userRefOf(userId, known) : (given.get(userId) ?? { userId });
+      return { userId, userKey: userKeyOf(ref) };
+    });
+  }
+
+  return { configsOf, inboxAll, usersOf, readable, recipientsOf, readersOf: checks.readersOf };
+}
+
+export type Audience = ReturnType<typeof createAudience>;

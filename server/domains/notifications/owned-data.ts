@@ -1,0 +1,128 @@
+import type { TNotification } from '../../../contract/notifications/schemas.js';
+import type { Db } from '../../db/client.js';
+import { ANONYMOUS_USER, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
+import type { NotificationsRepo } from './repo.js';
+import { recipientsByNotification, toNotification, userRefOf } from './shapes.js';
+
+/** Notifications rewritten per batch when a user's name is taken out of others' notifications. */
+const SCRUB_BATCH = 200;
+
+/**
+ * Replaces every user object of `userId` inside stored JSON (a thread's
+ * author, commenters, mentions, assignee, reactions; custom data) with the
+ * anonymous user. Returns whether anything changed.
+ */
+function anonymize(value: unknown, userId: string): boolean {
+  if (Array.isArray(value)) return value.map((item) => anonymize(item, userId)).some(Boolean);
+  if (value === null || typeof value !== 'object') return false;
+  const object = value as Record<string, unknown>;
+  if (object.userId === userId) {
+    for (const key of Object.keys(object)) delete object[key];
+    Object.assign(object, ANONYMOUS_USER);
+    return true;
+  }
+  return Object.values(object)
+    .map((item) => anonymize(item, userId))
+    .some(Boolean);
+}
+
+/**
+ * Notifications in the owned-data registry. They follow their document to a
+ * new ID and go with their document or organization (recipient rows with
+ * their notification, by the foreign key's cascade). Erasing a user removes
+ * their recipient rows (their inbox and read state), their configs, and the
+ * notifications they caused, which are about their action; in the
+ * notifications left, their user objects become the anonymous user.
+ */
+export function notificationsOwnedData(db: Db): OwnedData {
+  return {
+    name: 'notifications',
+    models: ['Notification', 'NotificationRecipient', 'NotificationConfig', 'NotificationDefaultConfig'],
+    async moveDocument(from, to) {
+      const where = { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId };
+      await db.notification.updateMany({ where, data: { documentId: to } });
+      await db.notificationRecipient.updateMany({ where, data: { documentId: to } });
+      await db.notificationConfig.updateMany({ where, data: { documentId: to } });
+    },
+    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
+      const where = { apiKeyId, organizationId, documentId: { in: [...documentIds] } };
+      await db.notification.deleteMany({ where });
+      await db.notificationConfig.deleteMany({ where });
+    },
+    async deleteOrganization({ apiKeyId, organizationId }) {
+      await db.notification.deleteMany({ where: { apiKeyId, organizationId } });
+      await db.notificationConfig.deleteMany({ where: { apiKeyId, organizationId } });
+      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, organizationId } });
+    },
+    async eraseUser({ apiKeyId, userId }) {
+      await db.notificationRecipient.deleteMany({ where: { apiKeyId, userId } });
+      await db.notificationConfig.deleteMany({ where: { apiKeyId, userId } });
+      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, userId } });
+      await db.notification.deleteMany({ where: { apiKeyId, actionUserId: userId } });
+      // The text search only narrows the candidates; anonymize() decides on the parsed JSON.
+      // An ID whose JSON form has a backslash is not searched for (LIKE reads backslashes as
+      // escapes on PostgreSQL, so it could miss): then every notification is a candidate.
+      const marker = `"userId":${JSON.stringify(userId)}`;
+      const candidates = marker.includes('\\') ? {} : { OR: [{ sourceData: { contains: marker } }, { headlineData: { contains: marker } }] };
+      for (let after = ''; ; ) {
+        const rows = await db.notification.findMany({
+          where: { apiKeyId, id: { gt: after }, ...candidates },
+          orderBy: { id: 'asc' },
+          take: SCRUB_BATCH,
+          select: { id: true, sourceData: true, headlineData: true },
+        });
+        for (const row of rows) {
+          const sourceData = JSON.parse(row.sourceData) as unknown;
+          const headlineData = JSON.parse(row.headlineData) as unknown;
+          const changed = [anonymize(sourceData, userId), anonymize(headlineData, userId)].some(Boolean);
+          if (changed) {
+            await db.notification.update({
+              where: { apiKeyId_id: { apiKeyId, id: row.id } },
+              data: { sourceData: JSON.stringify(sourceData), headlineData: JSON.stringify(headlineData) },
+            });
+          }
+        }
+        if (rows.length < SCRUB_BATCH) break;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
+  };
+}
+
+/**
+ * Get All User Data's `notifications`: those the user received and those
+ * they caused, oldest first by (timestamp, id), each once. Both lists are
+ * read past the cursor and merged, so a page costs two index range scans.
+ */
+export function notificationsUserData(deps: { repo: NotificationsRepo; usersOf(apiKeyId: string, ids: string[]): Promise<Map<string, { name: string; email: string }>> }): UserDataSource {
+  const { repo } = deps;
+  return {
+    feature: 'notifications',
+    async list(key, after, take) {
+      const [received, caused] = await Promise.all([
+        repo.listReceivedBy(key.apiKeyId, key.organizationId, key.userId, after, take),
+        repo.listCausedBy(key.apiKeyId, key.organizationId, key.userId, after, take),
+      ]);
+      const positions = new Map<string, { at: number; id: string }>();
+      for (const r of received) positions.set(r.notificationId, { at: Number(r.timestamp), id: r.notificationId });
+      for (const n of caused) positions.set(n.id, { at: Number(n.timestamp), id: n.id });
+      const page = [...positions.values()].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, take);
+      if (page.length === 0) return [];
+      const ids = page.map((p) => p.id);
+      const causedById = new Map(caused.map((n) => [n.id, n]));
+      const receivedIds = new Set(received.map((r) => r.notificationId));
+      const missing = ids.filter((id) => !causedById.has(id));
+      const rows = new Map([...causedById, ...(await repo.findMany(key.apiKeyId, key.organizationId, missing)).map((n) => [n.id, n] as const)]);
+      const recipients = recipientsByNotification(await repo.recipientsOf(key.apiKeyId, ids));
+      const recipientUser = userRefOf(key.userId, (await deps.usersOf(key.apiKeyId, [key.userId])).get(key.userId));
+      const items: { item: TNotification; cursor: { at: number; id: string } }[] = [];
+      for (const position of page) {
+        const row = rows.get(position.id);
+        if (!row) continue;
+        const receivedIt = receivedIds.has(position.id);
+        items.push({ item: toNotification(row, recipients.get(row.id) ?? [], key.apiKey, receivedIt ? recipientUser : undefined), cursor: position });
+      }
+      return items;
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import type { TNotificationLevel } from '../../../contract/notifications/schemas.js';
+import { upsertMany } from '../../db/bulk.js';
+import type { Db } from '../../db/client.js';
+import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
+import type { Cursor } from '../../lib/page-token.js';
+
+export type NotificationRow = Notification;
+export type RecipientRow = NotificationRecipient;
+export type SortOrder = 'asc' | 'desc';
+
+export interface NewNotification {
+  apiKeyId: string;
+  id: string;
+  organizationId: string;
+  documentId: string | null;
+  locationId: string | null;
+  source: string;
+  sourceData: string;
+  eventId: string | null;
+  actionUserId: string | null;
+  actionUser: string | null;
+  headlineTemplate: string;
+  headlineData: string;
+  bodyMessage: string | null;
+  timestamp: number;
+}
+
+export interface NewRecipient {
+  userId: string;
+  userKey: string;
+}
+
+/** A stored config row; a null channel is unset. */
+export interface ConfigRow {
+  userId: string;
+  documentId?: string;
+  inbox: string | null;
+  email: string | null;
+  slack: string | null;
+}
+
+export type ChannelValues = Partial<Record<'inbox' | 'email' | 'slack', TNotificationLevel>>;
+
+/** IDs per `IN (…)` list: well under both databases' bound-parameter limits. */
+const ID_BATCH = 500;
+
+function chunks<T>(items: readonly T[], size = ID_BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Rows strictly past the cursor in (timestamp, id) order, `desc` or `asc`.
+ * Written as `timestamp <= at AND (timestamp < at OR id < cursorId)` rather
+ * than `timestamp < at OR (timestamp = at AND id < cursorId)`: the first
+ * conjunct is a range on the index (the scan starts at the cursor), where a
+ * top-level OR makes both databases filter from the first row of the listing
+ * (page 1,000 would read the 999 pages before it).
+ */
+function pastCursor(after: Cursor | undefined, order: SortOrder, idField: 'id' | 'notificationId') {
+  if (!after) return {};
+  const at = BigInt(after.at);
+  const beyond = order === 'desc' ? 'lt' : 'gt';
+  const upTo = order === 'desc' ? 'lte' : 'gte';
+  return { timestamp: { [upTo]: at }, OR: [{ timestamp: { [beyond]: at } }, { [idField]: { [beyond]: after.id } }] };
+}
+
+const ordered = (order: SortOrder, idField: 'id' | 'notificationId') => [{ timestamp: order }, { [idField]: order }];
+
+export function createNotificationsRepo(db: Db) {
+  return {
+    // ── notifications ──
+
+    /** One notification and a row per recipient (inside the caller's unit of work). */
+    async insert(row: NewNotification, recipients: readonly NewRecipient[]): Promise<void> {
+      await db.notification.create({ data: { ...row, timestamp: BigInt(row.timestamp) } });
+      for (const batch of chunks(recipients)) {
+        await db.notificationRecipient.createMany({
+          data: batch.map((r) => ({
+            apiKeyId: row.apiKeyId,
+            notificationId: row.id,
+            userId: r.userId,
+            userKey: r.userKey,
+            organizationId: row.organizationId,
+            documentId: row.documentId,
+            locationId: row.locationId,
+            timestamp: BigInt(row.timestamp),
+          })),
+        });
+      }
+    },
+
+    exists: async (apiKeyId: string, id: string) => (await db.notification.count({ where: { apiKeyId, id } })) > 0,
+
+    /** A document's notifications (optionally at one location, among some IDs), one keyset page. */
+    listByDocument: (
+      apiKeyId: string,
+      organizationId: string,
+      q: { documentId: string; locationId?: string; ids?: string[]; after?: Cursor; take: number; order: SortOrder },
+    ) =>
+      db.notification.findMany({
+        where: {
+          apiKeyId,
+          organizationId,
+          documentId: q.documentId,
+          ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
+          ...(q.ids ? { id: { in: q.ids } } : {}),
+          ...pastCursor(q.after, q.order, 'id'),
+        },
+        orderBy: ordered(q.order, 'id'),
+        take: q.take,
+      }),
+
+    /** The recipient rows of a user's notifications (optionally of one document / location, among some IDs), one keyset page. */
+    listForUser: (
+      apiKeyId: string,
+      organizationId: string,
+      q: { userId: string; documentId?: string; locationId?: string; ids?: string[]; after?: Cursor; take: number; order: SortOrder },
+    ) =>
+      db.notificationRecipient.findMany({
+        where: {
+          apiKeyId,
+          organizationId,
+          userId: q.userId,
+          ...(q.documentId !== undefined ? { documentId: q.documentId } : {}),
+          ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
+          ...(q.ids ? { notificationId: { in: q.ids } } : {}),
+          ...pastCursor(q.after, q.order, 'notificationId'),
+        },
+        orderBy: ordered(q.order, 'notificationId'),
+        take: q.take,
+      }),
+
+    /** Notifications a user caused, oldest first, after a cursor (Get All User Data). */
+    listCausedBy: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
+      db.notification.findMany({
+        where: { apiKeyId, actionUserId: userId, organizationId, ...pastCursor(after, 'asc', 'id') },
+        orderBy: ordered('asc', 'id'),
+        take,
+      }),
+
+    /** A user's recipient rows, oldest first, after a cursor (Get All User Data). */
+    listReceivedBy: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
+      db.notificationRecipient.findMany({
+        where: { apiKeyId, userId, organizationId, ...pastCursor(after, 'asc', 'notificationId') },
+        orderBy: ordered('asc', 'notificationId'),
+        take,
+      }),
+
+    findMany: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<NotificationRow[]> => {
+      const rows: NotificationRow[] = [];
+      for (const batch of chunks(ids)) rows.push(...(await db.notification.findMany({ where: { apiKeyId, organizationId, id: { in: batch } } })));
+      return rows;
+    },
+
+    /** Every recipient row of these notifications. */
+    recipientsOf: async (apiKeyId: string, notificationIds: readonly string[]): Promise<RecipientRow[]> => {
+      const rows: RecipientRow[] = [];
+      for (const batch of chunks(notificationIds)) {
+        rows.push(...(await db.notificationRecipient.findMany({ where: { apiKeyId, notificationId: { in: batch } }, orderBy: [{ notificationId: 'asc' }, { userId: 'asc' }] })));
+      }
+      return rows;
+    },
+
+    /** Sets the user's read state on those of the notifications they received; returns their IDs. */
+    async setRead(apiKeyId: string, organizationId: string, userId: string, ids: readonly string[], readAt: number | null): Promise<Set<string>> {
+      const where = { apiKeyId, organizationId, userId, notificationId: { in: [...ids] } };
+      const found = await db.notificationRecipient.findMany({ where, select: { notificationId: true } });
+      await db.notificationRecipient.updateMany({ where, data: { readAt: readAt === null ? null : BigInt(readAt) } });
+      return new Set(found.map((r) => r.notificationId));
+    },
+
+    /** Deletes notifications (their recipient rows go with them); returns the IDs that existed. */
+    async deleteNotifications(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+      const where = { apiKeyId, organizationId, id: { in: [...ids] } };
+      const found = await db.notification.findMany({ where, select: { id: true } });
+      await db.notification.deleteMany({ where });
+      return new Set(found.map((r) => r.id));
+    },
+
+    /** Removes notifications from one user's list only; returns the IDs the user had. */
+    async deleteReceived(apiKeyId: string, organizationId: string, userId: string, ids: readonly string[]): Promise<Set<string>> {
+      const where = { apiKeyId, organizationId, userId, notificationId: { in: [...ids] } };
+      const found = await db.notificationRecipient.findMany({ where, select: { notificationId: true } });
+      await db.notificationRecipient.deleteMany({ where });
+      return new Set(found.map((r) => r.notificationId));
+    },
+
+    // ── configs ──
+
+    /** Document-level configs of these documents, for the given users or (without) every user who has one. */
+    documentConfigs: async (apiKeyId: string, organizationId: string, documentIds: readonly string[], userIds?: readonly string[]): Promise<ConfigRow[]> => {
+      if (userIds === undefined) return db.notificationConfig.findMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } });
+      const rows: ConfigRow[] = [];
+      for (const batch of chunks(userIds)) {
+        rows.push(...(await db.notificationConfig.findMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] }, userId: { in: batch } } })));
+      }
+      return rows;
+    },
+
+    /** Organization-level configs of the given users. */
+    defaultConfigs: async (apiKeyId: string, organizationId: string, userIds: readonly string[]): Promise<ConfigRow[]> => {
+      const rows: ConfigRow[] = [];
+      for (const batch of chunks(userIds)) rows.push(...(await db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, userId: { in: batch } } })));
+      return rows;
+    },
+
+    /** Organization-level configs whose inbox is this level. */
+    defaultConfigsWithInbox: (apiKeyId: string, organizationId: string, inbox: TNotificationLevel): Promise<ConfigRow[]> =>
+      db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, inbox } }),
+
+    /**
+     * Merges the given channels over what each (user, document) row holds:
+     * one statement whatever the number of rows; channels not given keep
+     * their stored value (null on a new row).
+     */
+    setDocumentConfigs: (apiKeyId: string, organizationId: string, documentIds: readonly string[], userIds: readonly string[], values: ChannelValues, at: number) =>
+      upsertMany(
+        db,
+        'NotificationConfig',
+        documentIds.flatMap((documentId) =>
+          userIds.map((userId) => ({ apiKeyId, organizationId, documentId, userId, inbox: values.inbox ?? null, email: values.email ?? null, slack: values.slack ?? null, updatedAt: at })),
+        ),
+        { key: ['apiKeyId', 'organizationId', 'documentId', 'userId'], update: [...channelsOf(values), 'updatedAt'] },
+      ),
+
+    setDefaultConfigs: (apiKeyId: string, organizationId: string, userIds: readonly string[], values: ChannelValues, at: number) =>
+      upsertMany(
+        db,
+        'NotificationDefaultConfig',
+        userIds.map((userId) => ({ apiKeyId, organizationId, userId, inbox: values.inbox ?? null, email: values.email ?? null, slack: values.slack ?? null, updatedAt: at })),
+        { key: ['apiKeyId', 'organizationId', 'userId'], update: [...channelsOf(values), 'updatedAt'] },
+      ),
+  };
+}
+
+function channelsOf(values: ChannelValues): ('inbox' | 'email' | 'slack')[] {
+  return (['inbox', 'email', 'slack'] as const).filter((channel) => values[channel] !== undefined);
+}
+
+export type NotificationsRepo = ReturnType<typeof createNotificationsRepo>;
