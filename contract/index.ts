@@ -39,9 +39,10 @@ import { updatePermissionProviderConfig } from './workspace/update-permission-pr
 
 const c = initContract();
 
-/** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract = c.router({
-  workspace: {
+// One router per group, named: the SDK's declaration output refers to each
+// group by name, where one inferred literal for the whole contract grew past
+// what the compiler will serialize (TS7056).
+const workspace = c.router({
     getActivityConfig,
     updateActivityConfig,
     getPermissionProviderConfig,
@@ -49,14 +50,16 @@ export const contract = c.router({
     getEmailConfig,
     getEmailVerificationStatus,
     getAuthTokens,
-  },
-  permissions: {
+});
+
+const permissions = c.router({
     getPermissions,
     addPermissions,
     removePermissions,
     generateToken,
-  },
-  users: {
+});
+
+const users = c.router({
     addUsers,
     getUsers,
     updateUsers,
@@ -66,8 +69,9 @@ export const contract = c.router({
     addUsersToGroup,
     deleteUsersFromGroup,
     deleteUsersFromGroupV2,
-  },
-  organizations: {
+});
+
+const organizations = c.router({
     addOrganization,
     getOrganizations,
     updateOrganization,
@@ -85,8 +89,9 @@ export const contract = c.router({
     moveDocument,
     updateDocumentAccess,
     updateDocumentDisableState,
-  },
-  comments: {
+});
+
+const comments = c.router({
     addCommentAnnotations,
     getCommentAnnotations,
     updateCommentAnnotations,
@@ -98,8 +103,9 @@ export const contract = c.router({
     deleteComments,
     addReaction,
     deleteReaction,
-  },
-  notifications: {
+});
+
+const notifications = c.router({
     getNotifications,
     getNotificationConfig,
     getNotificationConfigV2,
@@ -107,30 +113,48 @@ export const contract = c.router({
     addNotification,
     updateNotifications,
     deleteNotifications,
-  },
-  activities: {
+});
+
+const activities = c.router({
     getActivityLogs,
     addActivities,
     updateActivity,
     deleteActivities,
-  },
-  recordings: {
+});
+
+const recordings = c.router({
     getRecordings,
     addRecording,
     deleteRecordings,
-  },
-  userData: {
+});
+
+const userData = c.router({
     getAllUserData,
     getAllUserDataV2,
     deleteAllUserData,
     getDeleteAllUserDataStatus,
-  },
-  migrations: {
-    migrateDocuments,
-    getMigrateDocumentsStatus,
-  },
 });
 
-export type Contract = typeof contract;
+const migrations = c.router({
+    migrateDocuments,
+    getMigrateDocumentsStatus,
+});
+
+/** The contract's shape, group by group (see above). */
+export type Contract = {
+  workspace: typeof workspace;
+  permissions: typeof permissions;
+  users: typeof users;
+  organizations: typeof organizations;
+  comments: typeof comments;
+  notifications: typeof notifications;
+  activities: typeof activities;
+  recordings: typeof recordings;
+  userData: typeof userData;
+  migrations: typeof migrations;
+};
+
+/** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations });
 export * from './common/errors.js';
 export * from './common/envelope.js';
