@@ -164,6 +164,46 @@ scenarios.push({
 });
 
 /**
+ * The notification fan-out: each request opens a thread whose first comment
+ * mentions 20 members of the document, each with a notification config (half
+ * `ALL` on the document, half `MINE` as their organization default), so every
+ * request writes the thread, 20 mentions, the event, one notification and 20
+ * recipient rows in one transaction, after reading the 20 users' access and
+ * configs.
+ */
+const FANOUT_ORG = 'bench-fanout-org';
+const FANOUT_DOC = 'bench-fanout-doc';
+const fanoutUsers = Array.from({ length: 20 }, (_, i) => `bench-fanout-u${i}`);
+scenarios.push({
+  name: 'Add Comment mentioning 20 users with configs',
+  async setup(ctx) {
+    const headers = serviceHeaders(ctx.workspace);
+    const users = ['bench-fanout-author', ...fanoutUsers].map((userId, i) => ({ userId, name: `Fan-out ${i}`, email: `${userId}@example.com` }));
+    await ctx.post('/v2/users/add', { data: { organizationId: FANOUT_ORG, documentId: FANOUT_DOC, createDocument: true, users } }, headers);
+    const all = fanoutUsers.filter((_, i) => i % 2 === 0);
+    const mine = fanoutUsers.filter((_, i) => i % 2 === 1);
+    await ctx.post('/v2/notifications/config/set', { data: { organizationId: FANOUT_ORG, documentIds: [FANOUT_DOC], userIds: all, config: { inbox: 'ALL', email: 'ALL' } } }, headers);
+    await ctx.post('/v2/notifications/config/set', { data: { organizationId: FANOUT_ORG, userIds: mine, config: { inbox: 'MINE', email: 'NONE' } } }, headers);
+  },
+  request: (ctx) => ({
+    path: '/v2/commentannotations/add',
+    headers: serviceHeaders(ctx.workspace),
+    body: {
+      data: {
+        organizationId: FANOUT_ORG,
+        documentId: FANOUT_DOC,
+        commentAnnotations: [
+          {
+            from: { userId: 'bench-fanout-author' },
+            commentData: [{ commentText: 'Everyone, please review.', taggedUserContacts: fanoutUsers.map((userId) => ({ userId })) }],
+          },
+        ],
+      },
+    },
+  }),
+});
+
+/**
  * Get Notifications for one user with 100,000 notifications in one
  * organization (10 documents; the user received every one, a second user
  * every other one), 100 per page: page 1 and page 50 (reached by following 49
