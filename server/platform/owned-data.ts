@@ -105,3 +105,32 @@ export function createOwnedDataRegistry(deps: { uow: UnitOfWork }): OwnedDataReg
 
 /** The anonymous author that replaces an erased user in what others can still read. */
 export const ANONYMOUS_USER = { userId: 'anonymous', name: 'Anonymous' } as const;
+
+/** A repo whose rows are keyed by document and by the user who made them, with one statement per hook. */
+export interface DocumentKeyedRepo {
+  moveDocument(apiKeyId: string, organizationId: string, from: string, to: string): Promise<unknown>;
+  deleteDocuments(apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<unknown>;
+  deleteOrganization(apiKeyId: string, organizationId: string): Promise<unknown>;
+  /** Erasure deletes the user's rows outright (nothing of theirs is kept anonymized). */
+  deleteByUser(apiKeyId: string, userId: string): Promise<unknown>;
+}
+
+/** The registry entry of such a repo. */
+export function ownedDataOfRepo(name: string, models: readonly string[], repo: DocumentKeyedRepo): OwnedData {
+  return {
+    name,
+    models,
+    async moveDocument(from, to) {
+      await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
+    },
+    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
+      await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
+    },
+    async deleteOrganization({ apiKeyId, organizationId }) {
+      await repo.deleteOrganization(apiKeyId, organizationId);
+    },
+    async eraseUser({ apiKeyId, userId }) {
+      await repo.deleteByUser(apiKeyId, userId);
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import type { OwnedData } from '../../platform/owned-data.js';
+import { ownedDataOfRepo, type OwnedData } from '../../platform/owned-data.js';
 import type { ActivitiesRepo } from './repo.js';
 
 /**
@@ -10,20 +10,5 @@ import type { ActivitiesRepo } from './repo.js';
  * may name the user anywhere in it.
  */
 export function activitiesOwnedData(repo: ActivitiesRepo): OwnedData {
-  return {
-    name: 'activities',
-    models: ['Activity'],
-    async moveDocument(from, to) {
-      await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
-    },
-    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
-    },
-    async deleteOrganization({ apiKeyId, organizationId }) {
-      await repo.deleteOrganization(apiKeyId, organizationId);
-    },
-    async eraseUser({ apiKeyId, userId }) {
-      await repo.deleteByUser(apiKeyId, userId);
-    },
-  };
+  return ownedDataOfRepo('activities', ['Activity'], repo);
 }

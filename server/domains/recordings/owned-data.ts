@@ -1,25 +1,10 @@
-import type { OwnedData, UserDataSource } from '../../platform/owned-data.js';
+import { ownedDataOfRepo, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { RecordingsRepo } from './repo.js';
 import { toRecording } from './shapes.js';
 
 /** Recordings follow their document, go with their document or organization, and with the user who recorded them. */
 export function recordingsOwnedData(repo: RecordingsRepo): OwnedData {
-  return {
-    name: 'recordings',
-    models: ['Recording'],
-    async moveDocument(from, to) {
-      await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
-    },
-    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
-    },
-    async deleteOrganization({ apiKeyId, organizationId }) {
-      await repo.deleteOrganization(apiKeyId, organizationId);
-    },
-    async eraseUser({ apiKeyId, userId }) {
-      await repo.deleteByUser(apiKeyId, userId);
-    },
-  };
+  return ownedDataOfRepo('recordings', ['Recording'], repo);
 }
 
 /** Get All User Data's `recordings`: what the user recorded in the organization, oldest first. */
