@@ -12,7 +12,7 @@ import type { addReaction, deleteReaction } from '../../../contract/comments/rea
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { createdOnce } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -148,15 +148,6 @@ export function createCommentsService(deps: CommentsDeps) {
     return [...new Set(mentions.map((m) => m.userId))].map((userId) => ({ ...key, annotationId, commentId, userId }));
   }
 
-  async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyExists(`${what} already exists`);
-      throw error;
-    }
-  }
-
   async function organizationOrThrow(apiKeyId: string, organizationId: string) {
     if (!(await access.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
   }
@@ -224,7 +215,7 @@ export function createCommentsService(deps: CommentsDeps) {
           }
           for (const userId of readers) marks.push({ ...key, annotationId: id, userId, readAt: at });
         }
-        await created('a comment annotation of this request', () => repo.createThreads(threads));
+        await createdOnce('a comment annotation of this request', () => repo.createThreads(threads));
         await repo.createComments(comments);
         await repo.createMentions(mentions);
         await repo.createReadMarks(marks);
@@ -410,7 +401,7 @@ export function createCommentsService(deps: CommentsDeps) {
           mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
           authors.set(row.id, author);
         }
-        await created(`a comment of this request in comment annotation ${input.annotationId}`, () => repo.createComments(rows));
+        await createdOnce(`a comment of this request in comment annotation ${input.annotationId}`, () => repo.createComments(rows));
         await repo.createMentions(mentions);
         await repo.touchThread(app.apiKeyId, input.annotationId, at);
         for (const userId of new Set(rows.map((r) => r.fromUserId))) await repo.markRead(key, input.annotationId, userId, at);
@@ -505,7 +496,7 @@ export function createCommentsService(deps: CommentsDeps) {
           fromUser: json(from),
           createdAt: at,
         };
-        await created(what, () => repo.createReaction(row));
+        await createdOnce(what, () => repo.createReaction(row));
         await repo.touchThread(app.apiKeyId, input.annotationId, at);
         const annotation = await reloaded(app.apiKeyId, input.annotationId);
         const reaction = toReaction(row);

@@ -1,5 +1,5 @@
 import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { createdOnce } from '../../db/errors.js';
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
@@ -62,19 +62,10 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds });
   }
 
-  async function created<T>(what: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyExists(`${what} already exists`);
-      throw error;
-    }
-  }
-
   return {
     // ── organizations ──
     async addOrganization(app: App, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
-      const row = await created(`organization ${input.organizationId}`, () =>
+      const row = await createdOnce(`organization ${input.organizationId}`, () =>
         repo.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
       );
       return toOrganization(row);
@@ -125,7 +116,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       return uow.run(async () => {
         await repo.ensureOrganization(app.apiKeyId, input.organizationId);
         const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
-        await created(`folder ${input.folderId}`, () =>
+        await createdOnce(`folder ${input.folderId}`, () =>
           repo.createFolder({
             apiKeyId: app.apiKeyId,
             organizationId: input.organizationId,
@@ -201,7 +192,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       return uow.run(async () => {
         await repo.ensureOrganization(app.apiKeyId, input.organizationId);
         const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
-        const row = await created(`document ${input.documentId}`, () =>
+        const row = await createdOnce(`document ${input.documentId}`, () =>
           repo.createDocument({
             apiKeyId: app.apiKeyId,
             organizationId: input.organizationId,
