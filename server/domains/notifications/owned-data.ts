@@ -27,12 +27,39 @@ function anonymize(value: unknown, userId: string): boolean {
 }
 
 /**
+ * What else of an erased user a notification holds: the text of comments
+ * they wrote (in the thread snapshot, and as the body when it quotes one)
+ * and their name as a plain template value (`{assignee}`). Blanks those
+ * texts in place and returns them with the names and emails it found.
+ */
+function takeAuthoredText(value: unknown, userId: string, found: { texts: Set<string>; names: Set<string> }): void {
+  if (Array.isArray(value)) {
+    for (const item of value) takeAuthoredText(item, userId, found);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Record<string, unknown>;
+  if (object.userId === userId) {
+    for (const key of ['name', 'email'] as const) if (typeof object[key] === 'string' && object[key] !== '') found.names.add(object[key]);
+  }
+  const from = object.from as { userId?: unknown } | undefined;
+  if (from?.userId === userId && typeof object.commentText === 'string') {
+    found.texts.add(object.commentText);
+    object.commentText = '';
+    delete object.commentHtml;
+  }
+  for (const item of Object.values(object)) takeAuthoredText(item, userId, found);
+}
+
+/**
  * Notifications in the owned-data registry. They follow their document to a
  * new ID and go with their document or organization (recipient rows with
  * their notification, by the foreign key's cascade). Erasing a user removes
  * their recipient rows (their inbox and read state), their configs, and the
  * notifications they caused, which are about their action; in the
- * notifications left, their user objects become the anonymous user.
+ * notifications left, their user objects become the anonymous user, their
+ * name as a template value becomes `Anonymous`, and the text of comments they
+ * wrote is blanked (the thread snapshot, and the body when it quotes one).
  */
 export function notificationsOwnedData(db: Db): OwnedData {
   return {
@@ -69,16 +96,24 @@ export function notificationsOwnedData(db: Db): OwnedData {
           where: { apiKeyId, id: { gt: after }, ...candidates },
           orderBy: { id: 'asc' },
           take: SCRUB_BATCH,
-          select: { id: true, sourceData: true, headlineData: true },
+          select: { id: true, sourceData: true, headlineData: true, bodyMessage: true },
         });
         for (const row of rows) {
           const sourceData = JSON.parse(row.sourceData) as unknown;
-          const headlineData = JSON.parse(row.headlineData) as unknown;
+          const headlineData = JSON.parse(row.headlineData) as Record<string, unknown>;
+          const found = { texts: new Set<string>(), names: new Set<string>() };
+          takeAuthoredText(sourceData, userId, found);
+          takeAuthoredText(headlineData, userId, found);
           const changed = [anonymize(sourceData, userId), anonymize(headlineData, userId)].some(Boolean);
           if (changed) {
+            // Their name as a plain value (e.g. {assignee}) and a body quoting their comment go too.
+            for (const [key, value] of Object.entries(headlineData)) {
+              if (typeof value === 'string' && found.names.has(value)) headlineData[key] = ANONYMOUS_USER.name;
+            }
+            const bodyMessage = row.bodyMessage !== null && found.texts.has(row.bodyMessage) ? null : row.bodyMessage;
             await db.notification.update({
               where: { apiKeyId_id: { apiKeyId, id: row.id } },
-              data: { sourceData: JSON.stringify(sourceData), headlineData: JSON.stringify(headlineData) },
+              data: { sourceData: JSON.stringify(sourceData), headlineData: JSON.stringify(headlineData), bodyMessage },
             });
           }
         }
