@@ -88,6 +88,17 @@ describe('comments, notifications, activity, user data, erasure and migration to
 
   it("erasing ann removes what she wrote and caused; the thread stays for cat's comment, opened by the anonymous user", async () => {
     await client.comments.addComments({ organizationId: ORG, documentId: DOC, annotationId, commentData: [{ commentText: 'cat was here', from: { userId: 'cat' } }] });
+    // A message that does not name ann, which the erasure must leave alone.
+    await client.recordings.addRecording({
+      organizationId: ORG,
+      documentId: DOC,
+      recordingType: 'screen',
+      mode: 'floating',
+      recordedTime: { duration: 1000 },
+      displayName: 'cat on screen',
+      attachments: [],
+      from: { userId: 'cat' },
+    });
     const { jobId } = (await client.userData.deleteAllUserData({ userId: 'ann' })).data;
     expect((await client.userData.getDeleteAllUserDataStatus({ jobId })).data.status).toBe('pending');
     await runJobs();
@@ -106,6 +117,10 @@ describe('comments, notifications, activity, user data, erasure and migration to
     expect(left).toContain('reacted');
     expect(left).not.toContain('Name ann');
     expect(left).not.toContain('Bob, Dan: look');
+    // The outbox (future webhook deliveries) keeps no message naming her, whoever acted.
+    const outbox = await server.running.database.db.domainEvent.findMany({ select: { body: true } });
+    expect(outbox.length).toBeGreaterThan(0);
+    expect(outbox.map((e) => e.body).join('\n')).not.toMatch(/"userId":"ann"|Name ann/);
   });
 
   it('migrating the document moves its threads, notifications and activity; the old ID is unknown', async () => {
