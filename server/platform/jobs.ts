@@ -129,6 +129,18 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     if (def === undefined) return;
     const leaseMs = def.leaseMs ?? DEFAULT_LEASE_MS;
     const attempt = Number(row.attempts);
+    const maxAttempts = def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (attempt > maxAttempts) {
+      // Claimed again after its lease ran out every time: the job takes its worker down
+      // (out of memory, a crash) or never finishes. Running it again would loop for ever.
+      const now = BigInt(clock.nowMs());
+      await db.job.updateMany({
+        where: { id: row.id, leaseOwner: owner },
+        data: { state: 'failed', leaseOwner: null, leaseUntil: null, lastError: `its worker stopped before it finished, ${maxAttempts} times`, finishedAt: now, updatedAt: now },
+      });
+      deps.log.error({ jobId: row.id, kind: row.kind, attempts: maxAttempts }, 'job failed: its worker stopped on every attempt');
+      return;
+    }
     const controller = new AbortController();
     const renew = async () => {
       const { count } = await db.job.updateMany({
@@ -150,7 +162,6 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       });
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_CHARS);
-      const maxAttempts = def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
       const now = clock.nowMs();
       const giveUp = attempt >= maxAttempts;
       deps.log.warn({ jobId: row.id, kind: row.kind, attempt, giveUp, err: message }, 'job attempt failed');
@@ -208,11 +219,13 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     async enqueue(def, payload, options = {}) {
       if (!defs.has(def.kind)) throw new Error(`job kind ${def.kind} is not defined`);
       const now = clock.nowMs();
+      // Keys are per application: another application's key never returns this one's job.
+      const key = options.key === undefined ? undefined : `${options.apiKeyId ?? ''}\n${options.key}`;
       const data = {
         id: deps.ids.next(def.idPrefix ?? 'job'),
         kind: def.kind,
         apiKeyId: options.apiKeyId ?? null,
-        key: options.key ?? null,
+        key: key ?? null,
         payload: JSON.stringify(def.payload.parse(payload)),
         state: 'pending',
         runAt: BigInt(options.runAt ?? now),
@@ -220,9 +233,9 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
         updatedAt: BigInt(now),
       };
       const row =
-        options.key === undefined
+        key === undefined
           ? await db.job.create({ data, select: { id: true } })
-          : await db.job.upsert({ where: { key: options.key }, create: data, update: {}, select: { id: true } });
+          : await db.job.upsert({ where: { key }, create: data, update: {}, select: { id: true } });
       deps.uow.afterCommit(() => schedule(0));
       return row.id;
     },

@@ -182,6 +182,35 @@ describe(`durable jobs (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite
     expect(runs.size).toBe(20);
   });
 
+  it('fails a job whose worker keeps dying instead of claiming it for ever', async () => {
+    const dying = worker();
+    const def = dying.define({ kind: 'deadly', payload: Payload, maxAttempts: 2, leaseMs: 10_000, run: () => new Promise<never>(() => undefined) });
+    const id = await dying.enqueue(def, { n: 1 });
+    // Each "crash": a worker claims the job and never reports back; the lease runs out.
+    for (let crash = 0; crash < 2; crash++) {
+      const w = worker();
+      w.define({ ...def });
+      void w.runDue();
+      await expect.poll(async () => (await w.get(id))?.attempts).toBe(crash + 1);
+      clock.advance(10_001);
+    }
+    const last = worker();
+    last.define({ ...def, run: async () => 'must not run' });
+    expect(await last.runDue()).toBe(1);
+    expect(await last.get(id)).toMatchObject({ state: 'failed', lastError: expect.stringMatching(/stopped before it finished/) });
+    clock.advance(1_000_000);
+    expect(await last.runDue()).toBe(0);
+  });
+
+  it('keeps idempotency keys apart per application', async () => {
+    const jobs = worker();
+    const def = jobs.define({ kind: 'keyed-per-app', payload: Payload, run: async () => null });
+    const a = await jobs.enqueue(def, { n: 1 }, { apiKeyId: 'app-a', key: 'same' });
+    const b = await jobs.enqueue(def, { n: 2 }, { apiKeyId: 'app-b', key: 'same' });
+    expect(b).not.toBe(a);
+    expect(await jobs.enqueue(def, { n: 3 }, { apiKeyId: 'app-a', key: 'same' })).toBe(a);
+  });
+
   it('returns the first job for an idempotency key enqueued twice', async () => {
     const jobs = worker();
     const def = jobs.define({ kind: 'keyed', payload: Payload, run: async () => null });
