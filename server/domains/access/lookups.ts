@@ -22,6 +22,13 @@ export function createAccessLookups(repo: AccessRepo) {
       return document;
     },
 
+    /** For a write that adds content to documents: they must exist, and are held until the unit of work ends (see holdDocuments). */
+    async heldDocuments(apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<void> {
+      const held = await repo.holdDocuments(apiKeyId, organizationId, documentIds);
+      const missing = documentIds.find((id) => !held.has(id));
+      if (missing !== undefined) throw notFound(`document ${missing} does not exist in organization ${organizationId}`);
+    },
+
     async group(apiKeyId: string, organizationId: string, groupId: string) {
       const group = await repo.findGroup(apiKeyId, organizationId, groupId);
       if (!group) throw notFound(`user group ${groupId} does not exist in organization ${organizationId}`);

@@ -105,6 +105,30 @@ export function createAccessRepo(db: Db) {
       await db.$queryRawUnsafe('SELECT 1 FROM "Organization" WHERE "apiKeyId" = $1 AND "id" = $2 FOR UPDATE', apiKeyId, organizationId);
     },
 
+    /**
+     * The documents, of those listed, that exist; on PostgreSQL each found row
+     * is held (FOR SHARE) until the unit of work ends. A write that adds
+     * content to a document calls this first: a migration or a deletion of
+     * the document (which updates or deletes its row) then waits for the write
+     * to commit and moves or deletes its rows too, and a write that comes
+     * after them finds the document gone instead of leaving rows under an ID
+     * nothing owns. SQLite's gate runs transactions one at a time already.
+     */
+    holdDocuments: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+      if (ids.length === 0) return new Set();
+      if (providerOfClient(db) !== 'postgresql') {
+        const rows = await db.document.findMany({ where: { apiKeyId, organizationId, id: { in: [...ids] } }, select: { id: true } });
+        return new Set(rows.map((r) => r.id));
+      }
+      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+        'SELECT "id" FROM "Document" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "id" = ANY($3::text[]) ORDER BY "id" FOR SHARE',
+        apiKeyId,
+        organizationId,
+        [...ids],
+      );
+      return new Set(rows.map((r) => r.id));
+    },
+
     // ── folders ──
     findFolder: (apiKeyId: string, organizationId: string, id: string) =>
       db.folder.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),

@@ -50,7 +50,8 @@ export function createActivitiesService(deps: {
 
   async function assertDocuments(apiKeyId: string, organizationId: string, documentIds: string[]): Promise<void> {
     if (documentIds.length === 0) return;
-    const found = new Set((await deps.accessRepo.listDocuments(apiKeyId, organizationId, { ids: documentIds, take: documentIds.length })).map((d) => d.id));
+    // Held until the write commits (see holdDocuments), so a migration or deletion cannot miss these records.
+    const found = await deps.accessRepo.holdDocuments(apiKeyId, organizationId, documentIds);
     const missing = documentIds.find((id) => !found.has(id));
     if (missing !== undefined) throw notFound(`document ${missing} does not exist in organization ${organizationId}`);
   }

@@ -34,7 +34,7 @@ export interface App {
 
 export interface CommentsDeps {
   repo: CommentsRepo;
-  access: Pick<AccessRepo, 'ensureOrganization' | 'ensureDocument' | 'findOrganization' | 'findDocument' | 'findUsers'>;
+  access: Pick<AccessRepo, 'ensureOrganization' | 'ensureDocument' | 'holdDocuments' | 'findOrganization' | 'findDocument' | 'findUsers'>;
   checks: Pick<AccessChecks, 'onDocument'>;
   uow: UnitOfWork;
   events: EventBus;
@@ -168,7 +168,9 @@ export function createCommentsService(deps: CommentsDeps) {
       return uow.run(async () => {
         // As Add Permissions: a client app creates a document by opening it.
         await access.ensureOrganization(app.apiKeyId, input.organizationId);
-        await access.ensureDocument(app.apiKeyId, input.organizationId, input.documentId);
+        // Held first (see holdDocuments): a document migrated or deleted meanwhile is created anew, as a missing one is.
+        const held = await access.holdDocuments(app.apiKeyId, input.organizationId, [input.documentId]);
+        if (!held.has(input.documentId)) await access.ensureDocument(app.apiKeyId, input.organizationId, input.documentId);
         const given = input.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
         const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
         if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);

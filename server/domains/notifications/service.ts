@@ -133,7 +133,9 @@ export function createNotificationsService(deps: {
         if (!(await accessRepo.findOrganization(app.apiKeyId, organizationId))) {
           failure = { message: `organization ${organizationId} does not exist` };
         } else if (documentIds) {
-          const missing = await missingDocuments(app, organizationId, documentIds);
+          // Held until the configs are written (see holdDocuments), so a migration takes them along.
+          const held = await accessRepo.holdDocuments(app.apiKeyId, organizationId, documentIds);
+          const missing = documentIds.filter((id) => !held.has(id));
           if (missing.length > 0) failure = { message: `document ${missing[0]} does not exist in organization ${organizationId}`, documentId: missing[0] };
         }
         if (failure) {
@@ -194,7 +196,7 @@ export function createNotificationsService(deps: {
 
       return uow.run(async () => {
         await find.organization(app.apiKeyId, organizationId);
-        if (documentId !== undefined) await find.document(app.apiKeyId, organizationId, documentId);
+        if (documentId !== undefined) await find.heldDocuments(app.apiKeyId, organizationId, [documentId]);
         if (await repo.exists(app.apiKeyId, id)) throw alreadyExists(`notification ${id} already exists`);
 
         // The application addresses custom notifications itself: everyone listed (with notifyAll,

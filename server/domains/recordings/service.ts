@@ -35,7 +35,7 @@ export function createRecordingsService(deps: {
       try {
         return await uow.run(async () => {
           await find.organization(app.apiKeyId, input.organizationId);
-          await find.document(app.apiKeyId, input.organizationId, input.documentId);
+          await find.heldDocuments(app.apiKeyId, input.organizationId, [input.documentId]);
           if (input.annotationId !== undefined && (await repo.exists(app.apiKeyId, input.annotationId))) throw taken();
           const row: RecordingRow = {
             apiKeyId: app.apiKeyId,
