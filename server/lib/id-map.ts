@@ -15,3 +15,11 @@ export function idMapOf<V>(entries: Iterable<readonly [string, V]>): Record<stri
   for (const [id, value] of entries) map[id] = value;
   return map;
 }
+
+/** The per-ID result of a delete by IDs: success for the deleted ones, a message naming each missing one. */
+export function deletionOutcomes(ids: readonly string[], deleted: ReadonlySet<string>, what: string, organizationId: string) {
+  const done = `${what.charAt(0).toUpperCase()}${what.slice(1)} deleted.`;
+  return idMapOf(
+    ids.map((id) => [id, deleted.has(id) ? { success: true, message: done } : { success: false, message: `${what} ${id} does not exist in organization ${organizationId}` }] as const),
+  );
+}

@@ -5,7 +5,7 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { idMap } from '../../lib/id-map.js';
+import { deletionOutcomes } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
@@ -138,13 +138,7 @@ export function createActivitiesService(deps: {
       return uow.run(async () => {
         await assertMutable(app.apiKeyId);
         const deleted = new Set(await repo.deleteMany(app.apiKeyId, input.organizationId, input.activityIds));
-        const result = idMap<{ success: boolean; message: string }>();
-        for (const id of input.activityIds) {
-          result[id] = deleted.has(id)
-            ? { success: true, message: 'Activity deleted.' }
-            : { success: false, message: `activity ${id} does not exist in organization ${input.organizationId}` };
-        }
-        return result;
+        return deletionOutcomes(input.activityIds, deleted, 'activity', input.organizationId);
       });
     },
   };

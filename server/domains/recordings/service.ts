@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
-import { idMap } from '../../lib/id-map.js';
+import { deletionOutcomes } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
@@ -88,13 +88,7 @@ export function createRecordingsService(deps: {
 
     async deleteRecordings(app: Caller, input: { organizationId: string; annotationIds: string[] }) {
       const deleted = new Set(await uow.run(() => repo.deleteMany(app.apiKeyId, input.organizationId, input.annotationIds)));
-      const result = idMap<{ success: boolean; message: string }>();
-      for (const id of input.annotationIds) {
-        result[id] = deleted.has(id)
-          ? { success: true, message: 'Recording deleted.' }
-          : { success: false, message: `recording ${id} does not exist in organization ${input.organizationId}` };
-      }
-      return result;
+      return deletionOutcomes(input.annotationIds, deleted, 'recording', input.organizationId);
     },
   };
 }
