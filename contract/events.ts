@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ZActivity } from './activities/schemas.js';
 import { ZComment, ZCommentAnnotation, ZReaction } from './comments/schemas.js';
-import { ZUserRef } from './common/content.js';
+import { ZTimestampMs, ZUserRef } from './common/content.js';
+import { ZCrdtType } from './crdt/crdt-data.js';
 import { ZRecording } from './recordings/schemas.js';
 
 /**
@@ -26,6 +27,14 @@ export const EVENT_PAYLOADS = {
   'comment.reaction_delete': z.object({ ...onComment, reaction: ZReaction }),
   'recorder.done': z.object({ recording: ZRecording }),
   'activity.add': z.object({ activity: ZActivity }),
+  // Debounced per editor document: one event per save (at most every few seconds while clients type), and one per REST write.
+  'crdt.update_data': z.object({
+    editorId: z.string(),
+    type: ZCrdtType.nullable().describe('null when the data was never added (only edited over WebSocket) or was deleted.'),
+    contentKey: z.string().nullable(),
+    lastUpdated: ZTimestampMs,
+    updatedBy: ZUserRef.nullable().describe('The last user whose edit this save contains; null for REST writes.'),
+  }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

@@ -6,6 +6,7 @@ import { addActivities } from './activities/add-activities.js';
 import { deleteActivities } from './activities/delete-activities.js';
 import { getActivityLogs } from './activities/get-activity-logs.js';
 import { updateActivity } from './activities/update-activity.js';
+import { addCrdtData, deleteCrdtData, getCrdtData, updateCrdtData } from './crdt/crdt-data.js';
 import { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from './documents/documents.js';
 import { getDocuments } from './documents/get-documents.js';
 import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
@@ -140,6 +141,13 @@ const migrations = c.router({
     getMigrateDocumentsStatus,
 });
 
+const crdt = c.router({
+    addCrdtData,
+    updateCrdtData,
+    getCrdtData,
+    deleteCrdtData,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -152,9 +160,10 @@ export type Contract = {
   recordings: typeof recordings;
   userData: typeof userData;
   migrations: typeof migrations;
+  crdt: typeof crdt;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt });
 export * from './common/errors.js';
 export * from './common/envelope.js';

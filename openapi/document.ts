@@ -35,6 +35,7 @@ const TAGS: Record<keyof Contract, string> = {
   recordings: 'Recordings (recorder annotations) on documents.',
   userData: "A user's data: export (Get All User Data) and erasure (Delete All User Data), the latter as a background job.",
   migrations: 'Document migration: a document and everything keyed to it move to a new ID, as a background job.',
+  crdt: 'Collaborative editor (Yjs) data, read and written on the same live documents that clients edit over WebSocket at /crdt.',
 };
 
 /**

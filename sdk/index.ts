@@ -95,3 +95,6 @@ function toError(httpStatus: number, body: unknown): CollabError {
   if (error?.status && typeof error.message === 'string') return new CollabError(error.status, error.message, httpStatus, error.details);
   return new CollabError(httpStatus >= 500 ? 'UNAVAILABLE' : 'INTERNAL', `unexpected HTTP ${httpStatus} response`, httpStatus, body);
 }
+
+/** The WebSocket document name of an editor (`<organizationId>/<documentId>/<editorId>`, parts percent-encoded), for the Hocuspocus provider's `name`. */
+export { documentNameOf as crdtDocumentName } from '../contract/crdt/document-name.js';

@@ -13,11 +13,12 @@ import { migrationsRouter } from './domains/migrations/router.js';
 import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { recordingsRouter } from './domains/recordings/router.js';
+import { crdtRouter } from './domains/crdt/router.js';
 import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { authenticate } from './http/authenticate.js';
-import { verifyBodyStrings } from './http/body-strings.js';
+import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation } from './http/operation.js';
 import { healthRoutes } from './http/health.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): Express {
       limit: deps.config.bodyLimitBytes,
       // NUL, lone surrogates and non-UTF-8 bytes: refused in every string, keys included, on both databases alike.
       verify: verifyBodyStrings,
+      reviver: refuseProtoKeys,
     }),
   );
   app.use(limits.afterParse);
@@ -97,6 +99,7 @@ export function createApp(deps: AppDeps): Express {
     recordings: recordingsRouter(deps.services.recordings),
     userData: userDataRouter(deps.services.userData),
     migrations: migrationsRouter(deps.services.migrations),
+    crdt: crdtRouter(deps.services.crdt),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

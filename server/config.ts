@@ -23,6 +23,14 @@ export interface Config {
    * tests, which drive jobs themselves, or for processes that only serve HTTP.
    */
   jobPollMs: number;
+  realtime: {
+    /** A changed collaborative document is saved this long after its last change… */
+    saveDebounceMs: number;
+    /** …and at the latest this long after its first unsaved change. */
+    saveMaxDebounceMs: number;
+    /** How often connected users' access is checked again: a lapsed permission ends its connection within this. */
+    accessCheckMs: number;
+  };
 }
 
 /**
@@ -94,6 +102,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
     },
     jobPollMs: intFrom(env, 'JOB_POLL_INTERVAL_MS', 1000, 0),
+    realtime: {
+      saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
+      saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
+      accessCheckMs: intFrom(env, 'REALTIME_ACCESS_CHECK_MS', 10_000, 100, 3_600_000),
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { createLogger } from './http/logging.js';
 import { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
+import { localFanout, redisFanout, type Fanout } from './realtime/fanout.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
@@ -48,10 +49,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   let server: Server | undefined;
   let services: Services;
+  let fanout: Fanout | undefined;
   try {
     const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: options.overrides?.clock ?? systemClock });
+    fanout = config.redisUrl ? await redisFanout(config.redisUrl, logger) : localFanout();
+    services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: options.overrides?.clock ?? systemClock, fanout });
     const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor });
 
     server = createServer(
@@ -65,6 +68,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       app,
     );
     server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, logger));
+    services.realtime.attach(server);
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (error: NodeJS.ErrnoException) =>
@@ -74,7 +78,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
   } catch (error) {
     // Nothing may outlive a failed start: an open handle would keep the process (or a test worker) alive.
-    await Promise.allSettled([database.close(), redis?.redis.quit()]);
+    await Promise.allSettled([database.close(), redis?.redis.quit(), fanout?.close()]);
     server?.close();
     throw error;
   }
@@ -97,14 +101,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     verifyUserToken: (token, expected) => ready.signingKeys.verify(token, expected),
     close() {
       closing ??= (async () => {
-        await new Promise<void>((resolve) => {
+        const httpClosed = new Promise<void>((resolve) => {
           http.close(() => resolve());
           // Idle keep-alive sockets would hold close() open; busy ones finish first.
           http.closeIdleConnections();
         });
+        // WebSocket connections are upgraded sockets that close() waits for: close them (saving every
+        // loaded document) while the database is still open.
+        await ready.realtime.close();
+        await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
         await ready.jobs.stop();
-        await Promise.all([database.close(), redis?.redis.quit()]);
+        await Promise.all([database.close(), redis?.redis.quit(), fanout?.close()]);
       })();
       return closing;
     },

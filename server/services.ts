@@ -37,9 +37,17 @@ import { createEventBus } from './platform/events.js';
 import { eventsOwnedData } from './platform/events-owned-data.js';
 import { createJobs } from './platform/jobs.js';
 import { createOwnedDataRegistry } from './platform/owned-data.js';
+import { createConnectionAccess } from './realtime/connection-access.js';
+import { localFanout, type Fanout } from './realtime/fanout.js';
+import { createRealtimeHub } from './realtime/hub.js';
+import { crdtOwnedData } from './domains/crdt/owned-data.js';
+import { createCrdtRepo } from './domains/crdt/repo.js';
+import { createCrdtService } from './domains/crdt/service.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
+  /** Cross-process real-time messages (Redis with REDIS_URL); default: this process only. */
+  fanout?: Fanout;
   config: Config;
   db: Db;
   uow: UnitOfWork;
@@ -107,7 +115,38 @@ export function createServices(deps: CoreDeps) {
   const activities = createActivitiesService({ repo: activitiesRepo, accessRepo, config: workspaceConfig, uow, events, pageTokens, ids, clock });
   const recordings = createRecordingsService({ repo: recordingsRepo, accessRepo, uow, events, pageTokens, ids, clock });
 
+  // Collaborative documents: the live Hocuspocus documents (served over WebSocket once the HTTP server
+  // attaches the hub), the REST operations on them, and their rows in the owned-data registry.
+  const crdtRepo = createCrdtRepo(db);
+  const realtime = createRealtimeHub({
+    options: {
+      redisUrl: config.redisUrl,
+      ...config.realtime,
+      authTimeoutMs: 10_000,
+      restIdleMs: 5_000,
+      maxMessageBytes: config.bodyLimitBytes,
+      saveRetryDelayMs: 500,
+    },
+    log: logger,
+    clock,
+    uow,
+    crdtRepo,
+    accessRepo,
+    events,
+    signingKeys,
+    access: createConnectionAccess({
+      checks,
+      usesPermissionProvider: async (apiKeyId) => (await workspaceConfig.permissionProviderTarget(apiKeyId)) !== null,
+      nowSeconds: () => nowSeconds(clock),
+    }),
+    fanout: deps.fanout ?? localFanout(),
+  });
+  owned.register(crdtOwnedData(crdtRepo, realtime));
+  const crdt = createCrdtService({ repo: crdtRepo, accessRepo, uow, hub: realtime, clock });
+
   return {
+    realtime,
+    crdt,
     clock,
     ids,
     events,

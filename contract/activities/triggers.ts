@@ -23,6 +23,7 @@ export const ACTIVITY_TRIGGERS = {
   'comment.reaction_add': ['reaction', 'added'],
   'comment.reaction_delete': ['reaction', 'deleted'],
   'recorder.done': ['recorder', 'done'],
+  'crdt.update_data': ['crdt', 'updated'],
 } as const satisfies Record<ProjectedEventType, readonly [TFeatureType, string]>;
 
 export const PROJECTED_EVENT_TYPES = Object.keys(ACTIVITY_TRIGGERS) as ProjectedEventType[];

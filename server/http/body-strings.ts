@@ -82,3 +82,23 @@ function hex4(raw: Buffer, at: number): number {
   }
   return value;
 }
+
+/**
+ * A `__proto__` key anywhere in the body. JSON.parse keeps it as an ordinary
+ * key, but every later step (zod's object and record parsing, object spreads,
+ * lib0's encoding of collaborative data) drops it or turns it into the
+ * object's prototype, so the value would be lost without a word: refused
+ * instead, for every operation. (IDs named `__proto__` are refused by the
+ * contract's ID schema for the same reason.)
+ */
+export class ProtoKeyInBody extends Error {
+  constructor() {
+    super('keys named "__proto__" are not accepted in the request body');
+  }
+}
+
+/** The express.json `reviver`: sees every key of the parsed body. */
+export function refuseProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new ProtoKeyInBody();
+  return value;
+}

@@ -16,6 +16,8 @@ export interface TestServer {
   client(credentials: Partial<WorkspaceCredentials>): Client;
   /** A raw POST, for what the SDK cannot send (bad JSON, missing headers, wrong envelopes). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Stops the server as `npm start` would on SIGTERM and starts it again on the same database (new port: `url` and `running` change). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     JOB_POLL_INTERVAL_MS: '0',
     ...env,
   };
-  const running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });
+  let running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });
 
   // One CLI run at a time: in-process, two SQLite clients writing at once
   // would block each other on the one JS thread (separate processes do not).
@@ -56,15 +58,15 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     return JSON.parse(result.stdout) as T;
   };
 
-  return {
+  const server: TestServer = {
     url: running.url,
     running,
     env: fullEnv,
     cli,
     workspace: (email) => cli<WorkspaceCredentials>('workspace', 'create', '--owner-email', email ?? `owner${process.pid}-${++counter}-${Date.now()}@example.com`),
-    client: (c) => createClient({ baseUrl: running.url, ...c, fetch: recordingFetch }),
+    client: (c) => createClient({ baseUrl: server.url, ...c, fetch: recordingFetch }),
     async post(path, body, headers = {}) {
-      const response = await fetch(`${running.url}${path}`, {
+      const response = await fetch(`${server.url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -79,11 +81,18 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
       }
       return { status: response.status, body: parsed, headers: response.headers };
     },
+    async restart() {
+      await running.close();
+      running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });
+      server.running = running;
+      server.url = running.url;
+    },
     async close() {
       await running.close();
       await database.drop();
     },
   };
+  return server;
 }
 
 /** fetch that records the credentials and user tokens in each response for the log scan. */

@@ -33,7 +33,7 @@ const onThread = (annotation: TCommentAnnotation) => ({
  * not named in the message because metadata.documentId says where, and
  * follows the document when it is migrated.
  */
-const DESCRIBE: { [T in ProjectedEventType]: (payload: EventPayload<T>) => Described } = {
+const DESCRIBE: { [T in ProjectedEventType]: (payload: EventPayload<T>, event: DomainEvent) => Described | null } = {
   'comment_annotation.add': ({ annotation }) => ({
     ...onThread(annotation),
     template: '{{actionUser.name}} started a comment thread',
@@ -90,6 +90,18 @@ const DESCRIBE: { [T in ProjectedEventType]: (payload: EventPayload<T>) => Descr
     template: '{{actionUser.name}} removed the reaction {{icon}} from a comment',
     data: { commentId: comment.commentId, reactionId: reaction.reactionId, icon: reaction.icon },
   }),
+  // A user's saved edits; REST writes (no user) are the application's own and not logged.
+  'crdt.update_data': ({ editorId, type, updatedBy }, event) =>
+    updatedBy === null || event.organizationId === null || event.documentId === null
+      ? null
+      : {
+          organizationId: event.organizationId,
+          documentId: event.documentId,
+          targetEntityId: editorId,
+          author: updatedBy,
+          template: '{{actionUser.name}} edited {{editorId}}',
+          data: { editorId, type },
+        },
   'recorder.done': ({ recording }) => ({
     organizationId: recording.metadata.organizationId,
     documentId: recording.metadata.documentId ?? null,
@@ -123,7 +135,8 @@ export function activityProjection(deps: {
     const type = event.type as ProjectedEventType;
     if (!Object.hasOwn(ACTIVITY_TRIGGERS, type)) return;
     if (!triggerOn(await deps.config.activityConfig(event.apiKeyId), type)) return;
-    const described = (DESCRIBE[type] as (payload: unknown) => Described)(event.payload);
+    const described = (DESCRIBE[type] as (payload: unknown, event: DomainEvent) => Described | null)(event.payload, event);
+    if (described === null) return;
     const actor = event.actor ?? described.author;
     // The name is always there for the template: the user ID when no name was given.
     const actionUser = { ...actor, name: actor.name ?? actor.userId };

@@ -66,6 +66,7 @@ const PAYLOADS: { [T in ProjectedEventType]: EventPayload<T> } = {
   'comment.reaction_add': { annotation, comment, reaction },
   'comment.reaction_delete': { annotation, comment, reaction },
   'recorder.done': { recording },
+  'crdt.update_data': { editorId: 'ann-1', type: 'text', contentKey: 'content', lastUpdated: T0, updatedBy: ada },
 };
 
 async function publish<T extends EventType>(type: T, payload: EventPayload<T>, actor: { userId: string; name?: string } | null = ada) {
@@ -101,7 +102,7 @@ describe('the activity projection', () => {
     expect(records.map((r) => [r.actionType, r.featureType, r.targetEntityId])).toEqual(
       PROJECTED_EVENT_TYPES.map((type) => [type, ACTIVITY_TRIGGERS[type][0], type === 'recorder.done' ? 'rec-1' : 'ann-1']),
     );
-    expect(new Set(records.map((r) => r.featureType))).toEqual(new Set(['comment', 'reaction', 'recorder']));
+    expect(new Set(records.map((r) => r.featureType))).toEqual(new Set(['comment', 'reaction', 'recorder', 'crdt']));
     for (const r of records) {
       expect(r.actionUser).toEqual(ada);
       expect(r.metadata).toEqual({ apiKey: ws.apiKey, organizationId: ORG, documentId: DOC });
@@ -113,6 +114,20 @@ describe('the activity projection', () => {
         expect({ type: r.actionType, path, value: typeof value }).toEqual({ type: r.actionType, path, value: 'string' });
       }
     }
+  });
+
+  it('logs a saved editor change by its user, and no record for a REST write (no user)', async () => {
+    await publish('crdt.update_data', PAYLOADS['crdt.update_data']);
+    await publish('crdt.update_data', { ...PAYLOADS['crdt.update_data'], updatedBy: null }, null);
+    const records = await logs();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      featureType: 'crdt',
+      actionType: 'crdt.update_data',
+      targetEntityId: 'ann-1',
+      displayMessageTemplate: '{{actionUser.name}} edited {{editorId}}',
+      displayMessageTemplateData: { actionUser: ada, editorId: 'ann-1', type: 'text' },
+    });
   });
 
   it('writes templates with {{variable}} data', async () => {

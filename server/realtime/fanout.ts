@@ -1,0 +1,56 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * Messages every server process must act on (a live-state broadcast, a
+ * presence change, a document to drop): through Redis when REDIS_URL is set,
+ * so clients connected to any process get them, else within this process.
+ * A message reaches every process, this one included, exactly once per process.
+ */
+export interface Fanout {
+  publish(message: object): Promise<void>;
+  subscribe(handler: (message: unknown) => void): void;
+  close(): Promise<void>;
+}
+
+const CHANNEL = 'collab:realtime';
+
+export function localFanout(): Fanout {
+  const handlers: ((message: unknown) => void)[] = [];
+  return {
+    async publish(message) {
+      // Same shape as through Redis: a copy, delivered after the caller continues.
+      const copy: unknown = JSON.parse(JSON.stringify(message));
+      queueMicrotask(() => handlers.forEach((handler) => handler(copy)));
+    },
+    subscribe: (handler) => void handlers.push(handler),
+    close: async () => undefined,
+  };
+}
+
+export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
+  // A subscriber connection may send nothing but (UN)SUBSCRIBE: the ready check's INFO must not run on it.
+  const pub = new Redis(url, { maxRetriesPerRequest: 2 });
+  const sub = new Redis(url, { enableReadyCheck: false });
+  for (const client of [pub, sub]) client.on('error', (error) => log.warn({ err: error }, 'redis (real-time fan-out) connection error'));
+  const handlers: ((message: unknown) => void)[] = [];
+  sub.on('message', (_channel: string, raw: string) => {
+    let message: unknown;
+    try {
+      message = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    handlers.forEach((handler) => handler(message));
+  });
+  await sub.subscribe(CHANNEL);
+  return {
+    async publish(message) {
+      await pub.publish(CHANNEL, JSON.stringify(message));
+    },
+    subscribe: (handler) => void handlers.push(handler),
+    async close() {
+      await Promise.allSettled([sub.quit(), pub.quit()]);
+    },
+  };
+}

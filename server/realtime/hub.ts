@@ -1,0 +1,473 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
+import { Hocuspocus, type Connection, type Document, type Extension, type onAuthenticatePayload } from '@hocuspocus/server';
+import { Redis } from 'ioredis';
+import { decodeJwt } from 'jose';
+import type { Logger } from 'pino';
+import type { RawData, WebSocket } from 'ws';
+import * as Y from 'yjs';
+import type { TUserRef } from '../../contract/common/content.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
+import type { AccessRepo } from '../domains/access/repo.js';
+import type { CrdtRepo } from '../domains/crdt/repo.js';
+import type { SigningKeys, UserTokenClaims } from '../domains/permissions/signing-keys.js';
+import type { Clock } from '../lib/clock.js';
+import type { EventBus } from '../platform/events.js';
+import type { ConnectionAccess, LiveRole } from './connection-access.js';
+import { documentNameOf, editorKeyOf, type EditorKey } from '../../contract/crdt/document-name.js';
+import type { Fanout } from './fanout.js';
+import { createPersistence, type Persistence } from './persistence.js';
+import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
+
+export interface RealtimeOptions {
+  redisUrl: string | undefined;
+  /** Hocuspocus save debounce: a changed document is saved this long after the last change… */
+  saveDebounceMs: number;
+  /** …and at the latest this long after the first unsaved one. */
+  saveMaxDebounceMs: number;
+  /** How often connected users' access is checked again (the bound on how long a lapsed permission keeps its connection). */
+  accessCheckMs: number;
+  /** A socket that has not authenticated a document by then is closed. */
+  authTimeoutMs: number;
+  /** A document the REST operations opened stays loaded this long after their last use. */
+  restIdleMs: number;
+  maxMessageBytes: number;
+  saveRetryDelayMs: number;
+}
+
+/** What a connection's hooks know about it (Hocuspocus's `context`). */
+export interface LiveContext {
+  apiKeyId: string;
+  key: EditorKey;
+  user: TUserRef;
+  claims: UserTokenClaims;
+  role: LiveRole;
+}
+
+/** Close codes of the Hocuspocus protocol the provider understands. */
+const FORBIDDEN = { code: 4403, reason: 'Forbidden' };
+/** Thrown from onAuthenticate: the reason goes to the client, the empty message keeps Hocuspocus from logging it. */
+const refusal = (reason: string) => Object.assign(new Error(''), { reason });
+
+type DirectConnection = Awaited<ReturnType<Hocuspocus['openDirectConnection']>>;
+
+interface AppRealtime {
+  apiKeyId: string;
+  hocuspocus: Hocuspocus;
+  persistence: Persistence;
+  /** Documents the REST operations hold open, closed after restIdleMs without use. */
+  direct: Map<string, { connection: Promise<DirectConnection>; timer?: NodeJS.Timeout; users: number }>;
+}
+
+export type DocumentListener = (apiKeyId: string, key: EditorKey, document: Document) => void;
+export type ConnectionListener = (context: LiveContext, connection: Connection) => void;
+
+/**
+ * The live documents: Hocuspocus instances (one per application, created on
+ * first use, so one application's `<org>/<doc>/<editor>` never meets
+ * another's), the WebSocket endpoint that feeds them, the REST operations'
+ * access to the same documents, periodic access checks on every connection,
+ * and a clean shutdown that saves every loaded document.
+ */
+export function createRealtimeHub(deps: {
+  options: RealtimeOptions;
+  log: Logger;
+  clock: Clock;
+  uow: UnitOfWork;
+  crdtRepo: CrdtRepo;
+  accessRepo: AccessRepo;
+  events: EventBus;
+  signingKeys: SigningKeys;
+  access: ConnectionAccess;
+  fanout: Fanout;
+}) {
+  const { options, log } = deps;
+  const processId = `proc-${randomUUID()}`;
+  const apps = new Map<string, AppRealtime>();
+  const loadedListeners: DocumentListener[] = [];
+  const connectedListeners: ConnectionListener[] = [];
+  const queues = new Map<string, Promise<unknown>>();
+  let closed = false;
+  let router: ReturnType<typeof attachSocketRouter> | undefined;
+  let accessTimer: NodeJS.Timeout | undefined;
+
+  /** Verifies a user token and requires it to be this application's. */
+  async function claimsFor(apiKeyId: string | null, token: string): Promise<UserTokenClaims> {
+    let audience: unknown;
+    try {
+      audience = decodeJwt(token).aud;
+    } catch {
+      throw refusal('invalid-token');
+    }
+    if (typeof audience !== 'string') throw refusal('invalid-token');
+    let claims: UserTokenClaims;
+    try {
+      claims = await deps.signingKeys.verify(token, { audience });
+    } catch {
+      throw refusal('invalid-token');
+    }
+    if (apiKeyId !== null && claims.app !== apiKeyId) throw refusal('invalid-token');
+    return claims;
+  }
+
+  function userOf(claims: UserTokenClaims): TUserRef {
+    const user: TUserRef = { userId: claims.user.userId };
+    if (typeof claims.user.name === 'string' && claims.user.name !== '') user.name = claims.user.name;
+    if (typeof claims.user.email === 'string' && claims.user.email !== '') user.email = claims.user.email;
+    return user;
+  }
+
+  function authExtension(apiKeyId: string): Extension {
+    return {
+      extensionName: 'collab-auth',
+      async onAuthenticate({ token, documentName, connectionConfig, context }: onAuthenticatePayload): Promise<LiveContext> {
+        const key = editorKeyOf(documentName);
+        if (!key) throw refusal('invalid-document-name');
+        const routed = (context as { routed?: { token: string; claims: UserTokenClaims } }).routed;
+        const claims = routed?.token === token ? routed.claims : await claimsFor(apiKeyId, token);
+        const userId = claims.user.userId;
+        const role = (await deps.access.rolesOf(apiKeyId, key, [{ userId, claims }])).get(userId) ?? null;
+        if (role === null) throw refusal('permission-denied');
+        connectionConfig.readOnly = role === 'viewer';
+        return { apiKeyId, key, user: userOf(claims), claims, role };
+      },
+      async connected({ context, connection }) {
+        for (const listener of connectedListeners) listener(context as LiveContext, connection);
+      },
+      async afterLoadDocument({ documentName, document }) {
+        const key = editorKeyOf(documentName);
+        if (key) for (const listener of loadedListeners) listener(apiKeyId, key, document);
+      },
+    };
+  }
+
+  function appFor(apiKeyId: string): AppRealtime {
+    const existing = apps.get(apiKeyId);
+    if (existing) return existing;
+    if (closed) throw new Error('real-time layer is closed');
+    const persistence = createPersistence({
+      apiKeyId,
+      repo: deps.crdtRepo,
+      accessRepo: deps.accessRepo,
+      uow: deps.uow,
+      events: deps.events,
+      clock: deps.clock,
+      log,
+      options: { retryDelayMs: options.saveRetryDelayMs, maxRetryDelayMs: 30_000 },
+      onGone: (name) => hocuspocus.closeConnections(name),
+    });
+    const extensions: Extension[] = [persistence.extension, authExtension(apiKeyId)];
+    const { redisUrl } = options;
+    if (redisUrl) {
+      extensions.push(
+        new RedisExtension({
+          // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
+          createClient: () => {
+            const client = new Redis(redisUrl, { enableReadyCheck: false });
+            client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
+            return client;
+          },
+          prefix: `collab:crdt:${apiKeyId}`,
+          identifier: `${processId}-${apiKeyId}`,
+          // Every REST write waits this long when it closes its document (Redis extension's afterStoreDocument).
+          disconnectDelay: 200,
+        }),
+      );
+    }
+    const hocuspocus = new Hocuspocus({
+      name: `collab-${apiKeyId}`,
+      quiet: true,
+      debounce: options.saveDebounceMs,
+      maxDebounce: options.saveMaxDebounceMs,
+      extensions,
+    });
+    const app: AppRealtime = { apiKeyId, hocuspocus, persistence, direct: new Map() };
+    apps.set(apiKeyId, app);
+    return app;
+  }
+
+  /** Runs `work` after every earlier piece of work on the same document (REST operations never interleave on one document). */
+  function serialized<T>(queueKey: string, work: () => Promise<T>): Promise<T> {
+    const previous = queues.get(queueKey) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(queueKey, settled);
+    void settled.then(() => {
+      if (queues.get(queueKey) === settled) queues.delete(queueKey);
+    });
+    return run;
+  }
+
+  async function releaseDirect(app: AppRealtime, name: string) {
+    const entry = app.direct.get(name);
+    if (!entry) return;
+    app.direct.delete(name);
+    if (entry.timer) clearTimeout(entry.timer);
+    const connection = await entry.connection.catch(() => undefined);
+    await connection?.disconnect();
+  }
+
+  /**
+   * Drops loaded copies of these documents (all of the organization's for
+   * null) from this process without saving them under their old ID. For a
+   * migrated document, edits made since its last save go into the target
+   * document's stored state (Yjs updates merge), so none is lost.
+   */
+  async function evictLocal(apiKeyId: string, organizationId: string, documentIds: ReadonlySet<string> | null, movedTo: string | undefined) {
+    const app = apps.get(apiKeyId);
+    if (!app) return;
+    for (const [name, document] of app.hocuspocus.documents) {
+      const key = editorKeyOf(name);
+      if (!key || key.organizationId !== organizationId || (documentIds !== null && !documentIds.has(key.documentId))) continue;
+      if (movedTo !== undefined && app.persistence.isDirty(document)) {
+        const target = { ...key, documentId: movedTo };
+        const unsaved = Y.encodeStateAsUpdate(document);
+        await deps.uow.run(async () => {
+          const held = await deps.accessRepo.holdDocuments(apiKeyId, organizationId, [movedTo]);
+          if (!held.has(movedTo)) return;
+          const stored = await deps.crdtRepo.find(apiKeyId, target);
+          await deps.crdtRepo.save(apiKeyId, target, {
+            state: stored ? Y.mergeUpdates([stored.state, unsaved]) : unsaved,
+            at: BigInt(deps.clock.nowMs()),
+            updatedByUserId: stored?.updatedByUserId ?? null,
+          });
+        });
+      }
+      app.persistence.markGone(document);
+      app.hocuspocus.closeConnections(name);
+      await releaseDirect(app, name);
+    }
+  }
+
+  deps.fanout.subscribe((message) => {
+    const m = message as { kind?: string; apiKeyId?: string; organizationId?: string; documentIds?: string[] | null; movedTo?: string };
+    if (m.kind !== 'evict' || typeof m.apiKeyId !== 'string' || typeof m.organizationId !== 'string') return;
+    const documentIds = Array.isArray(m.documentIds) ? new Set(m.documentIds) : null;
+    void evictLocal(m.apiKeyId, m.organizationId, documentIds, typeof m.movedTo === 'string' ? m.movedTo : undefined).catch((error) =>
+      log.error({ err: error }, 'dropping a deleted or migrated collaborative document failed'),
+    );
+  });
+
+  /** Checks every connection's access again; closes those that lost it and follows role changes. */
+  async function recheckAccess() {
+    const nowSeconds = Math.floor(deps.clock.nowMs() / 1000);
+    for (const app of apps.values()) {
+      for (const [name, document] of app.hocuspocus.documents) {
+        const key = editorKeyOf(name);
+        const connections = document.getConnections();
+        if (!key || connections.length === 0) continue;
+        const users = connections.map((connection) => {
+          const context = connection.context as LiveContext;
+          return { userId: context.user.userId, claims: context.claims };
+        });
+        let roles: Map<string, LiveRole | null>;
+        try {
+          roles = await deps.access.rolesOf(app.apiKeyId, key, users);
+        } catch (error) {
+          log.warn({ err: error }, 'checking connected users\' access failed; trying again at the next check');
+          continue;
+        }
+        for (const connection of connections) {
+          const context = connection.context as LiveContext;
+          const role = roles.get(context.user.userId) ?? null;
+          const expired = typeof context.claims.exp === 'number' && context.claims.exp <= nowSeconds;
+          if (role === null || expired) {
+            connection.close(FORBIDDEN);
+            continue;
+          }
+          context.role = role;
+          connection.readOnly = role === 'viewer';
+        }
+      }
+    }
+  }
+
+  return {
+    processId,
+
+    /** Serves the Yjs sync protocol (Hocuspocus) at `/crdt` of the HTTP server. */
+    attach(server: Server) {
+      router = attachSocketRouter(server, {
+        path: '/crdt',
+        maxPayloadBytes: options.maxMessageBytes,
+        authTimeoutMs: options.authTimeoutMs,
+        accepting: () => !closed,
+        async route(auth: FirstAuth): Promise<Route> {
+          if (!editorKeyOf(auth.documentName)) return { refuse: 'invalid-document-name' };
+          let claims: UserTokenClaims;
+          try {
+            claims = await claimsFor(null, auth.token);
+          } catch (error) {
+            return { refuse: (error as { reason?: string }).reason ?? 'permission-denied' };
+          }
+          const app = appFor(claims.app);
+          return {
+            accept(ws: WebSocket, request: IncomingMessage, replay: RawData[]) {
+              app.hocuspocus.handleConnection(ws, request, { routed: { token: auth.token, claims } });
+              for (const data of replay) ws.emit('message', data, true);
+            },
+          };
+        },
+      });
+      const tick = () => {
+        accessTimer = setTimeout(() => {
+          void recheckAccess().finally(() => {
+            if (!closed) tick();
+          });
+        }, options.accessCheckMs);
+        accessTimer.unref();
+      };
+      tick();
+    },
+
+    /**
+     * Runs `work` on the live document of an editor, loading it from the
+     * database when nobody has it open; REST operations on one document run
+     * one after the other. Changes made in `work` reach connected clients (and
+     * other processes) at once; `save` writes the state inside the caller's
+     * unit of work.
+     */
+    async withDocument<T>(
+      apiKeyId: string,
+      key: EditorKey,
+      work: (
+        document: Document,
+        save: (meta?: { type: string | null; contentKey: string | null }) => ReturnType<Persistence['saveInUnitOfWork']>,
+        flush: () => Promise<void>,
+      ) => Promise<T>,
+    ): Promise<T> {
+      const name = documentNameOf(key);
+      return serialized(`${apiKeyId}\u0000${name}`, async () => {
+        const app = appFor(apiKeyId);
+        let entry = app.direct.get(name);
+        if (!entry) {
+          entry = { connection: app.hocuspocus.openDirectConnection(name, {}), users: 0 };
+          app.direct.set(name, entry);
+        }
+        const held = entry;
+        if (held.timer) clearTimeout(held.timer);
+        held.users += 1;
+        try {
+          const connection = await held.connection;
+          const document = connection.document;
+          if (!document) throw new Error('document closed');
+          return await work(
+            document,
+            (meta) => app.persistence.saveInUnitOfWork(key, document, meta ? { meta } : {}),
+            async () => {
+              if (app.persistence.needsSave(document)) await deps.uow.run(() => app.persistence.saveInUnitOfWork(key, document));
+            },
+          );
+        } catch (error) {
+          if (app.direct.get(name) === held) await held.connection.catch(() => app.direct.delete(name));
+          throw error;
+        } finally {
+          held.users -= 1;
+          if (held.users === 0 && app.direct.get(name) === held) {
+            held.timer = setTimeout(() => void releaseDirect(app, name), options.restIdleMs);
+            held.timer.unref();
+          }
+        }
+      });
+    },
+
+    /** The loaded documents of every editor of a document, in this process. */
+    documentsOf(apiKeyId: string, organizationId: string, documentId: string): { key: EditorKey; document: Document }[] {
+      const app = apps.get(apiKeyId);
+      if (!app) return [];
+      const found: { key: EditorKey; document: Document }[] = [];
+      for (const [name, document] of app.hocuspocus.documents) {
+        const key = editorKeyOf(name);
+        if (key && key.organizationId === organizationId && key.documentId === documentId) found.push({ key, document });
+      }
+      return found;
+    },
+
+    /** Called whenever a document is loaded into this process (for live state and presence to catch it up). */
+    onDocumentLoaded(listener: DocumentListener) {
+      loadedListeners.push(listener);
+    },
+    /** Called whenever a client's connection to a document is set up. */
+    onConnected(listener: ConnectionListener) {
+      connectedListeners.push(listener);
+    },
+
+    /**
+     * After the caller's commit: every process drops its loaded copies of
+     * these documents (deleted, or migrated to another ID) and closes their
+     * connections; they are never saved again under the old ID.
+     */
+    evictAfterCommit(apiKeyId: string, organizationId: string, documentIds: readonly string[], movedTo?: string) {
+      deps.uow.afterCommit(() => deps.fanout.publish({ kind: 'evict', apiKeyId, organizationId, documentIds: [...documentIds], ...(movedTo !== undefined ? { movedTo } : {}) }));
+    },
+    /** The same for every document of a deleted organization. */
+    evictOrganizationAfterCommit(apiKeyId: string, organizationId: string) {
+      deps.uow.afterCommit(() => deps.fanout.publish({ kind: 'evict', apiKeyId, organizationId, documentIds: null }));
+    },
+
+    /** Numbers for tests and metrics. */
+    stats() {
+      let documents = 0;
+      let connections = 0;
+      for (const app of apps.values()) {
+        documents += app.hocuspocus.getDocumentsCount();
+        connections += app.hocuspocus.getConnectionsCount();
+      }
+      return { applications: apps.size, documents, connections };
+    },
+
+    /** Runs the periodic access check now (tests). */
+    recheckAccess,
+
+    /**
+     * Stops taking sockets, closes every connection, saves every loaded
+     * document that has unsaved changes, and waits for those saves: call it
+     * before the database closes.
+     */
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (accessTimer) clearTimeout(accessTimer);
+      router?.stopAccepting();
+      await Promise.allSettled([...queues.values()]);
+      await Promise.all(
+        [...apps.values()].map(async (app) => {
+          app.persistence.stopping();
+          await Promise.all([...app.direct.keys()].map((name) => releaseDirect(app, name)));
+          app.hocuspocus.closeConnections();
+          // Saves whatever is still unsaved (closing connections triggers saves; this covers the rest) and waits for them.
+          await Promise.all(
+            [...app.hocuspocus.documents.values()].map((document) =>
+              app.persistence.needsSave(document)
+                ? app.hocuspocus.storeDocumentHooks(document, {
+                    clientsCount: 0,
+                    context: {},
+                    document,
+                    documentName: document.name,
+                    instance: app.hocuspocus,
+                    requestHeaders: {},
+                    requestParameters: new URLSearchParams(),
+                    socketId: 'server',
+                  }, true)
+                : undefined,
+            ),
+          );
+        }),
+      );
+      await router?.closeAll();
+      // Closing sockets may have started last saves; wait for them before the database closes.
+      await Promise.all(
+        [...apps.values()].map(async (app) => {
+          await Promise.all([...app.hocuspocus.documents.values()].map((document) => document.saveMutex.waitForUnlock()));
+          await app.hocuspocus.hooks('onDestroy', { instance: app.hocuspocus });
+        }),
+      );
+    },
+  };
+}
+
+export type RealtimeHub = ReturnType<typeof createRealtimeHub>;
