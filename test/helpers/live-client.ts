@@ -17,6 +17,22 @@ export interface LiveEditor {
   close(): void;
 }
 
+/**
+ * `ws` throws when a socket still connecting is closed; browsers' WebSocket
+ * does not, and the provider relies on that when it retries or is destroyed
+ * mid-connect. Close such a socket once it opens instead.
+ */
+class NodeWebSocket extends WebSocket {
+  override close(code?: number, reason?: string | Buffer): void {
+    if (this.readyState === WebSocket.CONNECTING) {
+      this.on('error', () => undefined);
+      this.once('open', () => super.close(code, reason));
+      return;
+    }
+    super.close(code, reason);
+  }
+}
+
 export function liveUrl(httpUrl: string): string {
   return `${httpUrl.replace(/^http/, 'ws')}/crdt`;
 }
@@ -32,7 +48,7 @@ export function connectEditor(httpUrl: string, key: EditorKey | string, token: s
     name: typeof key === 'string' ? key : documentNameOf(key),
     document: doc,
     token,
-    WebSocketPolyfill: WebSocket as never,
+    WebSocketPolyfill: NodeWebSocket as never,
     onStateless: ({ payload }) => void stateless.push(payload),
     onAuthenticationFailed: ({ reason }) => failed(`denied: ${reason}`),
     onClose: () => failed('closed'),
