@@ -8,6 +8,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const running = await startServer(config, { logger });
+  // Hocuspocus and ioredis run some promises nobody awaits (change hooks, Redis publishes). One of them
+  // failing (Redis briefly away) must not end the process and the unsaved edits it holds in memory.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

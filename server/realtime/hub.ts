@@ -36,6 +36,18 @@ export interface RealtimeOptions {
   saveRetryDelayMs: number;
 }
 
+/**
+ * Hocuspocus's Redis extension for syncing documents and awareness between
+ * processes, without its save lock: a save that loses the lock is skipped,
+ * and if that process held edits the other had not received yet, nothing
+ * saves them before the document unloads. Saves merge with the stored state
+ * under a row lock instead (see persistence.ts).
+ */
+class SharedDocuments extends RedisExtension {
+  override async onStoreDocument(): Promise<void> {}
+  override async afterStoreDocument(): Promise<void> {}
+}
+
 /** What a connection's hooks know about it (Hocuspocus's `context`). */
 export interface LiveContext {
   apiKeyId: string;
@@ -155,13 +167,14 @@ export function createRealtimeHub(deps: {
       clock: deps.clock,
       log,
       options: { retryDelayMs: options.saveRetryDelayMs, maxRetryDelayMs: 30_000 },
+      mergeStored: options.redisUrl !== undefined,
       onGone: (name) => hocuspocus.closeConnections(name),
     });
     const extensions: Extension[] = [persistence.extension, authExtension(apiKeyId)];
     const { redisUrl } = options;
     if (redisUrl) {
       extensions.push(
-        new RedisExtension({
+        new SharedDocuments({
           // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
           createClient: () => {
             const client = new Redis(redisUrl, { enableReadyCheck: false });

@@ -61,6 +61,12 @@ export function createPersistence(deps: {
   clock: Clock;
   log: Logger;
   options: SaveOptions;
+  /**
+   * Several processes hold the document (REDIS_URL): each save merges the
+   * stored state with its own, so no process overwrites edits that reached
+   * another process but not yet this one.
+   */
+  mergeStored: boolean;
   /** Called when a save finds the document gone, to close its connections. */
   onGone(documentName: string): void;
 }) {
@@ -101,8 +107,10 @@ export function createPersistence(deps: {
     const version = state.version;
     const editor = state.editor;
     const at = deps.clock.nowMs();
+    const own = Y.encodeStateAsUpdate(document);
+    const stored = deps.mergeStored ? await deps.repo.lockedState(deps.apiKeyId, key) : null;
     const row = await deps.repo.save(deps.apiKeyId, key, {
-      state: Y.encodeStateAsUpdate(document),
+      state: stored ? Y.mergeUpdates([stored, own]) : own,
       at: BigInt(at),
       updatedByUserId: editor?.userId ?? null,
       ...(change.meta ? { meta: change.meta } : {}),

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-function setUp(failures: number) {
+function setUp(failures: number, mergeStored = false) {
   const { db, uow } = server.running.database;
   const real = createCrdtRepo(db);
   const seen = { failed: 0, loadedWhileFailing: [] as boolean[], errors: [] as string[] };
@@ -51,6 +51,7 @@ function setUp(failures: number) {
     clock: server.running.services.clock,
     log,
     options: { retryDelayMs: 1, maxRetryDelayMs: 4 },
+    mergeStored,
     onGone: (name) => hocuspocus.closeConnections(name),
   });
   const hocuspocus = new Hocuspocus({ quiet: true, debounce: 0, extensions: [persistence.extension] });
@@ -72,6 +73,22 @@ describe('saving a collaborative document', () => {
     Y.applyUpdate(doc, row.state);
     expect(doc.getText('content').toString()).toBe('kept through failures');
     expect(hocuspocus.documents.size).toBe(0);
+  });
+
+  it('with several processes, each save merges with the stored state: neither overwrites edits only the other had', async () => {
+    const a = setUp(0, true);
+    const b = setUp(0, true);
+    const name = documentNameOf({ organizationId: ORG, documentId: 'd1', editorId: 'shared' });
+    const onA = await a.hocuspocus.openDirectConnection(name, {});
+    const onB = await b.hocuspocus.openDirectConnection(name, {});
+    // Two copies that have not synced yet (no Redis here): each saves only its own edit.
+    await onA.transact((doc) => doc.getMap('content').set('fromA', 1));
+    await onB.transact((doc) => doc.getMap('content').set('fromB', 2));
+    await Promise.all([onA.disconnect(), onB.disconnect()]);
+    const row = await a.db.crdtDocument.findFirstOrThrow({ where: { apiKeyId: appId, editorId: 'shared' } });
+    const doc = new Y.Doc();
+    Y.applyUpdate(doc, row.state);
+    expect(doc.getMap('content').toJSON()).toEqual({ fromA: 1, fromB: 2 });
   });
 
   it('writes nothing back for a document that was deleted meanwhile', async () => {

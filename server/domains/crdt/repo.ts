@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import type { Db } from '../../db/client.js';
+import { providerOfClient, type Db } from '../../db/client.js';
 import type { EditorKey } from '../../../contract/crdt/document-name.js';
 
 /** A stored editor document (see CrdtDocument in prisma/models.prisma). */
@@ -32,17 +32,34 @@ export function createCrdtRepo(db: Db) {
     },
 
     /**
+     * The stored state, locked until the unit of work ends (FOR UPDATE on
+     * PostgreSQL; SQLite runs one writer at a time anyway): a save that merges
+     * it with its own state cannot lose a concurrent save's edits.
+     */
+    async lockedState(apiKeyId: string, key: EditorKey): Promise<Uint8Array | null> {
+      if (providerOfClient(db) !== 'postgresql') return this.findState(apiKeyId, key);
+      const rows = await db.$queryRawUnsafe<{ state: Uint8Array }[]>(
+        'SELECT "state" FROM "CrdtDocument" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "editorId" = $4 FOR UPDATE',
+        apiKeyId,
+        key.organizationId,
+        key.documentId,
+        key.editorId,
+      );
+      return rows[0]?.state ?? null;
+    },
+
+    /**
      * Writes the state (and, when given, the data's type and content key) of
      * one editor document, creating the row on its first save.
      */
-    save(
+    async save(
       apiKeyId: string,
       key: EditorKey,
       change: { state: Uint8Array; at: bigint; updatedByUserId: string | null; meta?: { type: string | null; contentKey: string | null } },
-    ) {
+    ): Promise<CrdtRow> {
       const state = new Uint8Array(change.state);
       const meta = change.meta ?? {};
-      return db.crdtDocument.upsert({
+      return await db.crdtDocument.upsert({
         where: whereKey(apiKeyId, key),
         create: { apiKeyId, ...key, state, type: null, contentKey: null, ...meta, updatedByUserId: change.updatedByUserId, createdAt: change.at, updatedAt: change.at },
         update: { state, ...meta, updatedByUserId: change.updatedByUserId, updatedAt: change.at },
