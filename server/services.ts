@@ -142,7 +142,7 @@ export function createServices(deps: CoreDeps) {
     fanout: deps.fanout ?? localFanout(),
   });
   owned.register(crdtOwnedData(crdtRepo, realtime));
-  const crdt = createCrdtService({ repo: crdtRepo, accessRepo, uow, hub: realtime, clock });
+  const crdt = createCrdtService({ repo: crdtRepo, accessRepo, uow, hub: realtime, events, clock });
 
   return {
     realtime,

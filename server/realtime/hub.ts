@@ -57,6 +57,28 @@ export interface LiveContext {
   role: LiveRole;
 }
 
+/** What a REST operation may do to the live document it runs on. */
+export interface LiveDocument {
+  /** Whether clients changed the document since it was last saved. */
+  unsaved(): boolean;
+  /** Once the caller's unit of work commits, applies this (already stored) update: connected clients receive it. */
+  applyAfterCommit(update: Uint8Array): void;
+}
+
+/** The origin of changes the REST operations make (no user: Yjs and the save record none). */
+const REST_ORIGIN = Symbol('rest');
+
+/**
+ * With several processes, a document just loaded from the database may miss
+ * edits another process holds unsaved; the Redis extension asks for them when
+ * it loads. A REST read waits this long for that answer (when another process
+ * has nothing newer, no answer comes).
+ */
+const REDIS_FIRST_SYNC_MS = 150;
+
+/** At shutdown, a save that keeps failing is given up after this (its edits are then logged as lost). */
+const SHUTDOWN_SAVE_GRACE_MS = 5_000;
+
 /** Close codes of the Hocuspocus protocol the provider understands. */
 const FORBIDDEN = { code: 4403, reason: 'Forbidden' };
 /** Thrown from onAuthenticate: the reason goes to the client, the empty message keeps Hocuspocus from logging it. */
@@ -215,6 +237,27 @@ export function createRealtimeHub(deps: {
     return run;
   }
 
+  /** Opens a document for REST operations; with Redis, after other processes had the chance to send what it misses. */
+  async function openShared(app: AppRealtime, name: string): Promise<DirectConnection> {
+    const loaded = app.hocuspocus.documents.has(name);
+    const connection = await app.hocuspocus.openDirectConnection(name, {});
+    const document = connection.document;
+    if (!options.redisUrl || loaded || !document) return connection;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, REDIS_FIRST_SYNC_MS);
+      function done() {
+        clearTimeout(timer);
+        document!.off('update', onUpdate);
+        resolve();
+      }
+      function onUpdate(_update: Uint8Array, origin: unknown) {
+        if (origin === '__hocuspocus__redis__origin__') done();
+      }
+      document.on('update', onUpdate);
+    });
+    return connection;
+  }
+
   async function releaseDirect(app: AppRealtime, name: string) {
     const entry = app.direct.get(name);
     if (!entry) return;
@@ -344,21 +387,13 @@ export function createRealtimeHub(deps: {
      * other processes) at once; `save` writes the state inside the caller's
      * unit of work.
      */
-    async withDocument<T>(
-      apiKeyId: string,
-      key: EditorKey,
-      work: (
-        document: Document,
-        save: (meta?: { type: string | null; contentKey: string | null }) => ReturnType<Persistence['saveInUnitOfWork']>,
-        flush: () => Promise<void>,
-      ) => Promise<T>,
-    ): Promise<T> {
+    async withDocument<T>(apiKeyId: string, key: EditorKey, work: (document: Document, live: LiveDocument) => Promise<T>): Promise<T> {
       const name = documentNameOf(key);
       return serialized(`${apiKeyId}\u0000${name}`, async () => {
         const app = appFor(apiKeyId);
         let entry = app.direct.get(name);
         if (!entry) {
-          entry = { connection: app.hocuspocus.openDirectConnection(name, {}), users: 0 };
+          entry = { connection: openShared(app, name), users: 0 };
           app.direct.set(name, entry);
         }
         const held = entry;
@@ -368,13 +403,10 @@ export function createRealtimeHub(deps: {
           const connection = await held.connection;
           const document = connection.document;
           if (!document) throw new Error('document closed');
-          return await work(
-            document,
-            (meta) => app.persistence.saveInUnitOfWork(key, document, meta ? { meta } : {}),
-            async () => {
-              if (app.persistence.needsSave(document)) await deps.uow.run(() => app.persistence.saveInUnitOfWork(key, document));
-            },
-          );
+          return await work(document, {
+            unsaved: () => app.persistence.needsSave(document),
+            applyAfterCommit: (update) => deps.uow.afterCommit(() => app.persistence.applyCommitted(document, update, REST_ORIGIN)),
+          });
         } catch (error) {
           if (app.direct.get(name) === held) await held.connection.catch(() => app.direct.delete(name));
           throw error;
@@ -449,7 +481,7 @@ export function createRealtimeHub(deps: {
       await Promise.allSettled([...queues.values()]);
       await Promise.all(
         [...apps.values()].map(async (app) => {
-          app.persistence.stopping();
+          app.persistence.stopping(SHUTDOWN_SAVE_GRACE_MS);
           await Promise.all([...app.direct.keys()].map((name) => releaseDirect(app, name)));
           app.hocuspocus.closeConnections();
           // Saves whatever is still unsaved (closing connections triggers saves; this covers the rest) and waits for them.

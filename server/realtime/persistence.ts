@@ -71,7 +71,8 @@ export function createPersistence(deps: {
   onGone(documentName: string): void;
 }) {
   const states = new WeakMap<Y.Doc, SaveState>();
-  let stopping = false;
+  /** Set when the process stops (monotonic ms, not the domain clock): failing saves give up past it. */
+  let stopDeadline: number | undefined;
 
   function track(document: Y.Doc): SaveState {
     let state = states.get(document);
@@ -90,15 +91,12 @@ export function createPersistence(deps: {
 
   /**
    * Writes the document's state inside the caller's unit of work; the state
-   * counts as saved once that commits. `meta` sets the data's type and content
-   * key (REST writes). Returns the stored row, or null when the document is gone.
+   * counts as saved once that commits. Returns the stored row, or null when
+   * the document is gone.
    */
-  async function saveInUnitOfWork(
-    key: EditorKey,
-    document: Y.Doc,
-    change: { meta?: { type: string | null; contentKey: string | null } } = {},
-  ): Promise<CrdtRow | null> {
+  async function saveInUnitOfWork(key: EditorKey, document: Y.Doc): Promise<CrdtRow | null> {
     const state = track(document);
+    if (state.gone) return null;
     const held = await deps.accessRepo.holdDocuments(deps.apiKeyId, key.organizationId, [key.documentId]);
     if (!held.has(key.documentId)) {
       state.gone = true;
@@ -108,12 +106,11 @@ export function createPersistence(deps: {
     const editor = state.editor;
     const at = deps.clock.nowMs();
     const own = Y.encodeStateAsUpdate(document);
-    const stored = deps.mergeStored ? await deps.repo.lockedState(deps.apiKeyId, key) : null;
+    const stored = deps.mergeStored ? (await deps.repo.lockedRow(deps.apiKeyId, key, { at: BigInt(at) }))?.state : undefined;
     const row = await deps.repo.save(deps.apiKeyId, key, {
       state: stored ? Y.mergeUpdates([stored, own]) : own,
       at: BigInt(at),
       updatedByUserId: editor?.userId ?? null,
-      ...(change.meta ? { meta: change.meta } : {}),
     });
     await deps.events.publish({
       type: 'crdt.update_data',
@@ -140,9 +137,9 @@ export function createPersistence(deps: {
         if (state.gone) deps.onGone(name);
         return;
       } catch (error) {
-        // The document stays in memory (the save lock is held) until a save succeeds; at shutdown, a few tries.
+        // The document stays in memory (the save lock is held) until a save succeeds; at shutdown, until the deadline.
         deps.log.error({ err: error, documentName: name, attempt }, 'saving a collaborative document failed; retrying');
-        if (stopping && attempt >= 5) {
+        if (stopDeadline !== undefined && performance.now() + delay > stopDeadline) {
           deps.log.error({ documentName: name }, 'collaborative document not saved at shutdown: its unsaved edits are lost');
           return;
         }
@@ -150,6 +147,20 @@ export function createPersistence(deps: {
         delay = Math.min(delay * 2, deps.options.maxRetryDelayMs);
       }
     }
+  }
+
+  /**
+   * One save at a time per document: while one retries, Hocuspocus keeps
+   * asking (every maxDebounce); those calls wait for it and then find the
+   * version saved, instead of queueing attempts of their own.
+   */
+  const inFlight = new WeakMap<Y.Doc, Promise<void>>();
+  function save(name: string, key: EditorKey, document: Document): Promise<void> {
+    const running = inFlight.get(document);
+    if (running) return running;
+    const saving = saveWithRetry(name, key, document).finally(() => inFlight.delete(document));
+    inFlight.set(document, saving);
+    return saving;
   }
 
   const extension: Extension = {
@@ -163,7 +174,7 @@ export function createPersistence(deps: {
     },
     async onStoreDocument({ documentName, document }: onStoreDocumentPayload) {
       const key = editorKeyOf(documentName);
-      if (key) await saveWithRetry(documentName, key, document);
+      if (key) await save(documentName, key, document);
     },
   };
 
@@ -184,9 +195,19 @@ export function createPersistence(deps: {
     markGone(document: Y.Doc) {
       track(document).gone = true;
     },
-    /** From now on, failing saves give up after a few tries (the process is stopping). */
-    stopping() {
-      stopping = true;
+    /** The process is stopping: failing saves give up after `graceMs`. */
+    stopping(graceMs: number) {
+      stopDeadline = performance.now() + graceMs;
+    },
+    /**
+     * Applies a change that is already committed to the database (REST
+     * writes): connected clients receive it, and it does not count as unsaved.
+     */
+    applyCommitted(document: Y.Doc, update: Uint8Array, origin: unknown) {
+      const state = track(document);
+      const clean = state.version === state.savedVersion;
+      Y.applyUpdate(document, update, origin);
+      if (clean) state.savedVersion = state.version;
     },
   };
 }

@@ -96,6 +96,70 @@ describe('editing over WebSocket with REST on the same document', () => {
   });
 });
 
+describe('REST read-modify-write while clients type', () => {
+  it('an Update computed from a Get keeps what a client typed after the Get, even once that was saved', async () => {
+    const key = freshKey();
+    await client.crdt.addCrdtData({ ...key, type: 'text', data: 'Hello' });
+    const ada = open(key, await tokenFor('ada'));
+    await ada.ready;
+    const read = (await client.crdt.getCrdtData(key)).data.data as string;
+    ada.doc.getText('content').insert(0, 'Ada was here. ');
+    await ada.acknowledged();
+    // A restart saves the document: the stored state now has Ada's edit (and the REST base survives it).
+    ada.close();
+    editors = [];
+    await server.restart();
+    client = server.client(ws);
+    await client.crdt.updateCrdtData({ ...key, type: 'text', data: `${read}, world` });
+    expect((await client.crdt.getCrdtData(key)).data.data).toBe('Ada was here. Hello, world');
+  });
+
+  it('Get, then Update from what it returned, again and again while a client types: every keystroke and every change is there once', async () => {
+    const key = freshKey();
+    await client.crdt.addCrdtData({ ...key, type: 'text', data: '' });
+    const ada = open(key, await tokenFor('ada'));
+    await ada.ready;
+    let typed = 0;
+    const typing = setInterval(() => {
+      ada.doc.getText('content').insert(0, 'a');
+      typed += 1;
+    }, 2);
+    for (let i = 0; i < 20; i++) {
+      const read = (await client.crdt.getCrdtData(key)).data.data as string;
+      await client.crdt.updateCrdtData({ ...key, type: 'text', data: `${read}!` });
+    }
+    clearInterval(typing);
+    await ada.acknowledged();
+    const final = (await client.crdt.getCrdtData(key)).data.data as string;
+    expect([...final].filter((c) => c === 'a').length).toBe(typed);
+    expect(final.endsWith('!'.repeat(20))).toBe(true);
+    await until(ada.doc, () => ada.doc.getText('content').toString() === final);
+  });
+
+  it('a write whose transaction fails changes nothing, so retrying it applies it once', async () => {
+    const key = freshKey();
+    await client.crdt.addCrdtData({ ...key, type: 'text', data: 'abc' });
+    const ada = open(key, await tokenFor('ada'));
+    await ada.ready;
+    const events = server.running.services.events;
+    const publish = events.publish;
+    let failures = 1;
+    events.publish = async (event) => {
+      if (event.type === 'crdt.update_data' && failures-- > 0) throw new Error('transient database failure');
+      return publish.call(events, event);
+    };
+    try {
+      await expect(client.crdt.updateCrdtData({ ...key, type: 'text', data: 'abc and more' })).rejects.toThrow();
+      expect(text(ada)).toBe('abc');
+      await client.crdt.updateCrdtData({ ...key, type: 'text', data: 'abc and more' });
+    } finally {
+      events.publish = publish;
+    }
+    await until(ada.doc, () => text(ada) === 'abc and more');
+    expect((await client.crdt.getCrdtData(key)).data.data).toBe('abc and more');
+  });
+});
+
 describe('who may connect', () => {
   it('a viewer reads but its edits are refused: other clients never see them', async () => {
     const key = freshKey();

@@ -9,6 +9,7 @@ export interface CrdtRow {
   documentId: string;
   editorId: string;
   state: Uint8Array;
+  restBase: Uint8Array | null;
   type: string | null;
   contentKey: string | null;
   updatedByUserId: string | null;
@@ -32,20 +33,43 @@ export function createCrdtRepo(db: Db) {
     },
 
     /**
-     * The stored state, locked until the unit of work ends (FOR UPDATE on
-     * PostgreSQL; SQLite runs one writer at a time anyway): a save that merges
-     * it with its own state cannot lose a concurrent save's edits.
+     * The editor's row, locked until the unit of work ends (FOR UPDATE on
+     * PostgreSQL; SQLite runs one writer at a time anyway), so two processes
+     * never build on the same stored state at once. With `create`, a missing
+     * row is first inserted empty (a concurrent insert wins quietly), so even
+     * the first save of a new document is serialized.
      */
-    async lockedState(apiKeyId: string, key: EditorKey): Promise<Uint8Array | null> {
-      if (providerOfClient(db) !== 'postgresql') return this.findState(apiKeyId, key);
-      const rows = await db.$queryRawUnsafe<{ state: Uint8Array }[]>(
-        'SELECT "state" FROM "CrdtDocument" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "editorId" = $4 FOR UPDATE',
+    async lockedRow(apiKeyId: string, key: EditorKey, create?: { at: bigint }): Promise<CrdtRow | null> {
+      const postgres = providerOfClient(db) === 'postgresql';
+      if (create) {
+        const empty = new Uint8Array(Y.encodeStateAsUpdate(new Y.Doc()));
+        if (postgres) {
+          await db.$executeRawUnsafe(
+            'INSERT INTO "CrdtDocument" ("apiKeyId", "organizationId", "documentId", "editorId", "state", "createdAt", "updatedAt") VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT DO NOTHING',
+            apiKeyId,
+            key.organizationId,
+            key.documentId,
+            key.editorId,
+            empty,
+            create.at,
+          );
+        } else {
+          await db.crdtDocument.upsert({
+            where: whereKey(apiKeyId, key),
+            create: { apiKeyId, ...key, state: empty, createdAt: create.at, updatedAt: create.at },
+            update: {},
+          });
+        }
+      }
+      if (!postgres) return db.crdtDocument.findUnique({ where: whereKey(apiKeyId, key) });
+      const rows = await db.$queryRawUnsafe<CrdtRow[]>(
+        'SELECT * FROM "CrdtDocument" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "editorId" = $4 FOR UPDATE',
         apiKeyId,
         key.organizationId,
         key.documentId,
         key.editorId,
       );
-      return rows[0]?.state ?? null;
+      return rows[0] ?? null;
     },
 
     /**
@@ -55,34 +79,25 @@ export function createCrdtRepo(db: Db) {
     async save(
       apiKeyId: string,
       key: EditorKey,
-      change: { state: Uint8Array; at: bigint; updatedByUserId: string | null; meta?: { type: string | null; contentKey: string | null } },
+      change: {
+        state: Uint8Array;
+        at: bigint;
+        updatedByUserId: string | null;
+        meta?: { type: string | null; contentKey: string | null };
+        /** undefined leaves it; null clears it. */
+        restBase?: Uint8Array | null;
+      },
     ): Promise<CrdtRow> {
       const state = new Uint8Array(change.state);
-      const meta = change.meta ?? {};
+      const meta = {
+        ...change.meta,
+        ...(change.restBase !== undefined ? { restBase: change.restBase === null ? null : new Uint8Array(change.restBase) } : {}),
+      };
       return await db.crdtDocument.upsert({
         where: whereKey(apiKeyId, key),
         create: { apiKeyId, ...key, state, type: null, contentKey: null, ...meta, updatedByUserId: change.updatedByUserId, createdAt: change.at, updatedAt: change.at },
         update: { state, ...meta, updatedByUserId: change.updatedByUserId, updatedAt: change.at },
       });
-    },
-
-    /**
-     * Registers the data's type and content key, once: true when this call
-     * did, false when the editor already has data. Race-safe across
-     * processes: a conditional update of a row without a type, else a create
-     * that loses at the primary key to a concurrent one.
-     */
-    async claimType(apiKeyId: string, key: EditorKey, meta: { type: string; contentKey: string; state: Uint8Array; at: bigint }): Promise<boolean> {
-      const claimed = await db.crdtDocument.updateMany({
-        where: { apiKeyId, organizationId: key.organizationId, documentId: key.documentId, editorId: key.editorId, type: null },
-        data: { type: meta.type, contentKey: meta.contentKey },
-      });
-      if (claimed.count === 1) return true;
-      if (await db.crdtDocument.count({ where: { apiKeyId, organizationId: key.organizationId, documentId: key.documentId, editorId: key.editorId } })) return false;
-      await db.crdtDocument.create({
-        data: { apiKeyId, ...key, state: new Uint8Array(meta.state), type: meta.type, contentKey: meta.contentKey, updatedByUserId: null, createdAt: meta.at, updatedAt: meta.at },
-      });
-      return true;
     },
 
     /**

@@ -1,22 +1,20 @@
 import * as Y from 'yjs';
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { EditorKey } from '../../../contract/crdt/document-name.js';
 import { DEFAULT_CONTENT_KEY, type TCrdtData, type TCrdtType, type TCrdtWriteData } from '../../../contract/crdt/crdt-data.js';
-import { createdOnce } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
-import type { EditorKey } from '../../../contract/crdt/document-name.js';
+import type { EventBus } from '../../platform/events.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
 import { createAccessLookups } from '../access/lookups.js';
 import type { AccessRepo } from '../access/repo.js';
-import type { CrdtRepo } from './repo.js';
+import type { CrdtRepo, CrdtRow } from './repo.js';
 import { checkValue, clearValue, CrdtValueError, readValue, writeValue } from './values/index.js';
 
 interface Caller {
   apiKeyId: string;
 }
-
-/** The origin of changes the REST operations make (no user: Yjs and the save record none). */
-const REST_ORIGIN = Symbol('rest');
 
 /** A codec refusal is the caller's mistake. */
 function asInvalid<T>(work: () => T): T {
@@ -28,16 +26,36 @@ function asInvalid<T>(work: () => T): T {
   }
 }
 
+function docFrom(...updates: Uint8Array[]): Y.Doc {
+  const doc = new Y.Doc();
+  for (const update of updates) Y.applyUpdate(doc, update);
+  return doc;
+}
+
+/** Runs `change` on `doc` and returns the update it made (empty-ish when nothing changed) and whether anything did. */
+function changeOf(doc: Y.Doc, change: (doc: Y.Doc) => boolean): { changed: boolean; update: Uint8Array } {
+  const before = Y.encodeStateVector(doc);
+  const changed = asInvalid(() => change(doc));
+  return { changed, update: Y.encodeStateAsUpdate(doc, before) };
+}
+
 const describe = (key: EditorKey) => `editor ${key.editorId} of document ${key.documentId}`;
 
 /**
- * Add / Update / Get / Delete CRDT Data. Every operation acts on the live
- * Y.Doc of the editor (hub.withDocument), so connected clients receive REST
- * changes as Yjs operations, and REST reads include their unsaved edits.
- * The stored state and the data's type and content key change in one unit
- * of work with the `crdt.update_data` event.
+ * Add / Update / Get / Delete CRDT Data on the live Y.Doc of an editor.
+ *
+ * A write computes its change on a copy, stores it (state, the REST base,
+ * type and content key, and the `crdt.update_data` event in one unit of
+ * work, the row locked so processes take turns), and only after the commit
+ * applies it to the live document, from where connected clients (on every
+ * process) receive it. A write that fails changes nothing anywhere, so
+ * retrying it is safe.
+ *
+ * Update diffs the requested value against the REST base: the state as the
+ * REST side last read (Get) or wrote it. What editors typed since is not in
+ * that diff, so it is kept, whether it was saved already or not.
  */
-export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo; uow: UnitOfWork; hub: RealtimeHub; clock: Clock }) {
+export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo; uow: UnitOfWork; hub: RealtimeHub; events: EventBus; clock: Clock }) {
   const { repo, uow, hub } = deps;
   const find = createAccessLookups(deps.accessRepo);
 
@@ -46,6 +64,33 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
     await find.organization(app.apiKeyId, key.organizationId);
     const document = await deps.accessRepo.findDocument(app.apiKeyId, key.organizationId, key.documentId);
     if (!document) throw notFound(`document ${key.documentId} does not exist in organization ${key.organizationId}`);
+  }
+
+  /** The editor's row, locked, after holding its document; with `create`, made when missing. */
+  async function lockedRow(app: Caller, key: EditorKey, create = false): Promise<CrdtRow | null> {
+    await find.heldDocuments(app.apiKeyId, key.organizationId, [key.documentId]);
+    return repo.lockedRow(app.apiKeyId, key, create ? { at: BigInt(deps.clock.nowMs()) } : undefined);
+  }
+
+  function withData(row: CrdtRow | null, key: EditorKey): CrdtRow & { type: TCrdtType; contentKey: string } {
+    if (!row?.type || !row.contentKey) throw notFound(`${describe(key)} has no CRDT data`);
+    return row as CrdtRow & { type: TCrdtType; contentKey: string };
+  }
+
+  async function store(
+    app: Caller,
+    key: EditorKey,
+    change: { state: Uint8Array; restBase: Uint8Array | null; meta?: { type: TCrdtType | null; contentKey: string | null } },
+  ) {
+    const at = deps.clock.nowMs();
+    const row = await repo.save(app.apiKeyId, key, { state: change.state, restBase: change.restBase, at: BigInt(at), updatedByUserId: null, ...(change.meta ? { meta: change.meta } : {}) });
+    await deps.events.publish({
+      type: 'crdt.update_data',
+      apiKeyId: app.apiKeyId,
+      organizationId: key.organizationId,
+      documentId: key.documentId,
+      payload: { editorId: key.editorId, type: (row.type as TCrdtType | null) ?? null, contentKey: row.contentKey, lastUpdated: at, updatedBy: null as TUserRef | null },
+    });
   }
 
   const keyOf = (input: { organizationId: string; documentId: string; editorId: string }): EditorKey => ({
@@ -60,15 +105,16 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (document, save) =>
+      await hub.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
-          await find.heldDocuments(app.apiKeyId, key.organizationId, [key.documentId]);
-          const claimed = await createdOnce(`CRDT data of ${describe(key)}`, () =>
-            repo.claimType(app.apiKeyId, key, { type: input.type, contentKey, state: Y.encodeStateAsUpdate(document), at: BigInt(deps.clock.nowMs()) }),
-          );
-          if (!claimed) throw alreadyExists(`CRDT data of ${describe(key)} already exists`);
-          asInvalid(() => writeValue(document, input.type, contentKey, input.data, REST_ORIGIN));
-          await save({ type: input.type, contentKey });
+          const row = await lockedRow(app, key, true);
+          if (row?.type) throw alreadyExists(`CRDT data of ${describe(key)} already exists`);
+          // The content as it is now, unsaved client edits included (for a document clients created): Add makes it equal `data`.
+          const doc = docFrom(row?.state ?? new Uint8Array(), Y.encodeStateAsUpdate(document));
+          const { update } = changeOf(doc, (d) => writeValue(d, input.type, contentKey, input.data));
+          const state = Y.encodeStateAsUpdate(doc);
+          await store(app, key, { state, restBase: state, meta: { type: input.type, contentKey } });
+          live.applyAfterCommit(update);
         }),
       );
     },
@@ -78,24 +124,19 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (document, save) =>
+      await hub.withDocument(app.apiKeyId, key, (_document, live) =>
         uow.run(async () => {
-          await find.heldDocuments(app.apiKeyId, key.organizationId, [key.documentId]);
-          const row = await repo.find(app.apiKeyId, key);
-          if (!row?.type || !row.contentKey) throw notFound(`${describe(key)} has no CRDT data`);
+          const row = withData(await lockedRow(app, key), key);
           if (row.type !== input.type || row.contentKey !== contentKey) {
             throw invalidArgument(
               `CRDT data of ${describe(key)} is a ${row.type} under contentKey "${row.contentKey}"; Update CRDT Data keeps both (delete the data to store another type)`,
             );
           }
-          // The difference from the stored value, as operations on the stored state's items: applied to
-          // the live document they merge with what clients typed since (saved or not), instead of undoing it.
-          const base = new Y.Doc();
-          Y.applyUpdate(base, row.state);
-          const before = Y.encodeStateVector(base);
-          if (!asInvalid(() => writeValue(base, input.type, contentKey, input.data))) return;
-          Y.applyUpdate(document, Y.encodeStateAsUpdate(base, before), REST_ORIGIN);
-          await save();
+          const base = docFrom(row.restBase ?? row.state);
+          const { changed, update } = changeOf(base, (d) => writeValue(d, input.type, contentKey, input.data));
+          if (!changed) return;
+          await store(app, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base) });
+          live.applyAfterCommit(update);
         }),
       );
     },
@@ -103,34 +144,38 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
     async getCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<TCrdtData> {
       const key = keyOf(input);
       await existing(app, key);
-      const row = await repo.find(app.apiKeyId, key);
-      if (!row?.type || !row.contentKey) throw notFound(`${describe(key)} has no CRDT data`);
-      const type = row.type as TCrdtType;
-      const contentKey = row.contentKey;
-      return hub.withDocument(app.apiKeyId, key, async (document, _save, flush) => {
-        // What a caller reads is stored first: an Update computed from it then differs from the stored value by exactly the caller's change.
-        await flush();
-        const saved = await repo.find(app.apiKeyId, key);
-        return {
-          data: asInvalid(() => readValue(document, type, contentKey)),
-          type,
-          contentKey,
-          lastUpdated: Number(saved?.updatedAt ?? row.updatedAt),
-          state: Buffer.from(Y.encodeStateAsUpdate(document)).toString('base64'),
-        };
-      });
+      withData(await repo.find(app.apiKeyId, key), key);
+      return hub.withDocument(app.apiKeyId, key, (document, live) =>
+        uow.run(async () => {
+          const row = withData(await lockedRow(app, key), key);
+          // What the caller reads becomes the REST base, in the same step as it is read: an Update computed from it changes exactly what the caller changed.
+          const state = Y.encodeStateAsUpdate(document);
+          const at = live.unsaved() ? BigInt(deps.clock.nowMs()) : row.updatedAt;
+          await repo.save(app.apiKeyId, key, { state: Y.mergeUpdates([row.state, state]), restBase: state, at, updatedByUserId: row.updatedByUserId });
+          return {
+            data: asInvalid(() => readValue(docFrom(state), row.type, row.contentKey)),
+            type: row.type,
+            contentKey: row.contentKey,
+            lastUpdated: Number(at),
+            state: Buffer.from(state).toString('base64'),
+          };
+        }),
+      );
     },
 
     async deleteCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<void> {
       const key = keyOf(input);
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (document, save) =>
+      await hub.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
-          await find.heldDocuments(app.apiKeyId, key.organizationId, [key.documentId]);
-          const row = await repo.find(app.apiKeyId, key);
-          if (!row?.type || !row.contentKey) throw notFound(`${describe(key)} has no CRDT data`);
-          asInvalid(() => clearValue(document, row.type as TCrdtType, row.contentKey!, REST_ORIGIN));
-          await save({ type: null, contentKey: null });
+          const row = withData(await lockedRow(app, key), key);
+          const doc = docFrom(row.state, Y.encodeStateAsUpdate(document));
+          const { update } = changeOf(doc, (d) => {
+            clearValue(d, row.type, row.contentKey);
+            return true;
+          });
+          await store(app, key, { state: Y.encodeStateAsUpdate(doc), restBase: null, meta: { type: null, contentKey: null } });
+          live.applyAfterCommit(update);
         }),
       );
     },

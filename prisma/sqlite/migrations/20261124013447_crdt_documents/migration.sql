@@ -5,6 +5,7 @@ CREATE TABLE "CrdtDocument" (
     "documentId" TEXT NOT NULL,
     "editorId" TEXT NOT NULL,
     "state" BLOB NOT NULL,
+    "restBase" BLOB,
     "type" TEXT,
     "contentKey" TEXT,
     "updatedByUserId" TEXT,

@@ -5,6 +5,7 @@ CREATE TABLE "CrdtDocument" (
     "documentId" TEXT NOT NULL,
     "editorId" TEXT NOT NULL,
     "state" BYTEA NOT NULL,
+    "restBase" BYTEA,
     "type" TEXT,
     "contentKey" TEXT,
     "updatedByUserId" TEXT,
