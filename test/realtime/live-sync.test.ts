@@ -144,10 +144,10 @@ describe('REST read-modify-write while clients type', () => {
     const events = server.running.services.events;
     const publish = events.publish;
     let failures = 1;
-    events.publish = async (event) => {
+    events.publish = (async (event: Parameters<typeof publish>[0]) => {
       if (event.type === 'crdt.update_data' && failures-- > 0) throw new Error('transient database failure');
       return publish.call(events, event);
-    };
+    }) as typeof publish;
     try {
       await expect(client.crdt.updateCrdtData({ ...key, type: 'text', data: 'abc and more' })).rejects.toThrow();
       expect(text(ada)).toBe('abc');
