@@ -30,6 +30,8 @@ export interface Config {
     saveMaxDebounceMs: number;
     /** How often connected users' access is checked again: a lapsed permission ends its connection within this. */
     accessCheckMs: number;
+    /** A WebSocket that has no authenticated document for this long is closed. */
+    authTimeoutMs: number;
   };
 }
 
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
       accessCheckMs: intFrom(env, 'REALTIME_ACCESS_CHECK_MS', 10_000, 100, 3_600_000),
+      authTimeoutMs: intFrom(env, 'REALTIME_AUTH_TIMEOUT_MS', 10_000, 100, 3_600_000),
     },
   };
 }

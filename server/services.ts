@@ -122,7 +122,6 @@ export function createServices(deps: CoreDeps) {
     options: {
       redisUrl: config.redisUrl,
       ...config.realtime,
-      authTimeoutMs: 10_000,
       restIdleMs: 5_000,
       maxMessageBytes: config.bodyLimitBytes,
       saveRetryDelayMs: 500,

@@ -36,6 +36,7 @@ export function createConnectionAccess(deps: {
   }
 
   return {
+    usesPermissionProvider: deps.usesPermissionProvider,
     /** Roles of several users of one document (one batch of queries), keyed by user ID. */
     async rolesOf(apiKeyId: string, key: EditorKey, users: { userId: string; claims: UserTokenClaims }[]): Promise<Map<string, LiveRole | null>> {
       const roles = new Map<string, LiveRole | null>();

@@ -18,6 +18,7 @@ import type { ConnectionAccess, LiveRole } from './connection-access.js';
 import { documentNameOf, editorKeyOf, type EditorKey } from '../../contract/crdt/document-name.js';
 import type { Fanout } from './fanout.js';
 import { createPersistence, type Persistence } from './persistence.js';
+import { guardSocket, type SocketGuard } from './socket-guard.js';
 import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
 
 export interface RealtimeOptions {
@@ -75,6 +76,9 @@ const REST_ORIGIN = Symbol('rest');
  * has nothing newer, no answer comes).
  */
 const REDIS_FIRST_SYNC_MS = 150;
+
+/** Documents one WebSocket may open (the Hocuspocus provider multiplexes an app's documents over one socket). */
+const MAX_DOCUMENTS_PER_SOCKET = 100;
 
 /** At shutdown, a save that keeps failing is given up after this (its edits are then logged as lost). */
 const SHUTDOWN_SAVE_GRACE_MS = 5_000;
@@ -152,22 +156,59 @@ export function createRealtimeHub(deps: {
     return user;
   }
 
+  /** The socket's guard and the first document's already verified token, handed over by the router. */
+  interface RoutedContext {
+    routed?: { token: string; claims: UserTokenClaims };
+    guard?: SocketGuard;
+  }
+
   function authExtension(apiKeyId: string): Extension {
+    async function authenticate(token: string, documentName: string, routed: RoutedContext['routed']): Promise<Omit<LiveContext, 'role'> & { role: LiveRole }> {
+      if (closed) throw refusal('server-shutting-down');
+      const key = editorKeyOf(documentName);
+      if (!key) throw refusal('invalid-document-name');
+      let claims: UserTokenClaims;
+      if (routed?.token === token) {
+        // Verified when the socket was routed; on a long-lived socket it may have expired since.
+        if (typeof routed.claims.exp === 'number' && routed.claims.exp <= Math.floor(deps.clock.nowMs() / 1000)) throw refusal('invalid-token');
+        claims = routed.claims;
+      } else {
+        claims = await claimsFor(apiKeyId, token);
+      }
+      const userId = claims.user.userId;
+      const role = (await deps.access.rolesOf(apiKeyId, key, [{ userId, claims }])).get(userId) ?? null;
+      if (role === null) throw refusal('permission-denied');
+      if (await deps.access.usesPermissionProvider(apiKeyId)) {
+        // The provider granted it, but no grant created the organization and document here: a client app creates
+        // them by opening them (as with comments), so that its edits can be saved.
+        await deps.uow.run(async () => {
+          await deps.accessRepo.ensureOrganization(apiKeyId, key.organizationId);
+          const held = await deps.accessRepo.holdDocuments(apiKeyId, key.organizationId, [key.documentId]);
+          if (!held.has(key.documentId)) await deps.accessRepo.ensureDocument(apiKeyId, key.organizationId, key.documentId);
+        });
+      }
+      return { apiKeyId, key, user: userOf(claims), claims, role };
+    }
+
     return {
       extensionName: 'collab-auth',
       async onAuthenticate({ token, documentName, connectionConfig, context }: onAuthenticatePayload): Promise<LiveContext> {
-        const key = editorKeyOf(documentName);
-        if (!key) throw refusal('invalid-document-name');
-        const routed = (context as { routed?: { token: string; claims: UserTokenClaims } }).routed;
-        const claims = routed?.token === token ? routed.claims : await claimsFor(apiKeyId, token);
-        const userId = claims.user.userId;
-        const role = (await deps.access.rolesOf(apiKeyId, key, [{ userId, claims }])).get(userId) ?? null;
-        if (role === null) throw refusal('permission-denied');
-        connectionConfig.readOnly = role === 'viewer';
-        return { apiKeyId, key, user: userOf(claims), claims, role };
+        const { routed, guard } = context as RoutedContext;
+        try {
+          const live = await authenticate(token, documentName, routed);
+          connectionConfig.readOnly = live.role === 'viewer';
+          return live;
+        } catch (error) {
+          guard?.refused(documentName);
+          throw error;
+        }
       },
-      async connected({ context, connection }) {
+      async connected({ context, connection, documentName }) {
+        (context as RoutedContext).guard?.authenticated(documentName);
         for (const listener of connectedListeners) listener(context as LiveContext, connection);
+      },
+      async onDisconnect({ context, documentName }) {
+        (context as RoutedContext).guard?.disconnected(documentName);
       },
       async afterLoadDocument({ documentName, document }) {
         const key = editorKeyOf(documentName);
@@ -350,6 +391,7 @@ export function createRealtimeHub(deps: {
       router = attachSocketRouter(server, {
         path: '/crdt',
         maxPayloadBytes: options.maxMessageBytes,
+        maxPendingBytes: options.maxMessageBytes,
         authTimeoutMs: options.authTimeoutMs,
         accepting: () => !closed,
         async route(auth: FirstAuth): Promise<Route> {
@@ -363,7 +405,14 @@ export function createRealtimeHub(deps: {
           const app = appFor(claims.app);
           return {
             accept(ws: WebSocket, request: IncomingMessage, replay: RawData[]) {
-              app.hocuspocus.handleConnection(ws, request, { routed: { token: auth.token, claims } });
+              // Registered before Hocuspocus's own listener, so it sees every message first.
+              const guard = guardSocket(ws, {
+                maxDocuments: MAX_DOCUMENTS_PER_SOCKET,
+                maxUnauthenticatedBytes: options.maxMessageBytes,
+                idleMs: options.authTimeoutMs,
+              });
+              const context: RoutedContext = { routed: { token: auth.token, claims }, guard };
+              app.hocuspocus.handleConnection(ws, request, context);
               for (const data of replay) ws.emit('message', data, true);
             },
           };

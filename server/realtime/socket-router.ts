@@ -3,9 +3,7 @@ import type { Duplex } from 'node:stream';
 import { OutgoingMessage } from '@hocuspocus/server';
 import * as decoding from 'lib0/decoding';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-
-/** Hocuspocus's message type of the authentication message. */
-const AUTH_MESSAGE = 2;
+import { AUTH_MESSAGE, bytesOf } from './socket-guard.js';
 
 export interface FirstAuth {
   documentName: string;
@@ -32,11 +30,6 @@ function readAuth(data: Uint8Array): FirstAuth | null {
   }
 }
 
-function asBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-}
-
 /**
  * Serves WebSocket upgrades on `path` of the HTTP server. A socket's
  * application is only known from the token of its first authentication
@@ -49,7 +42,15 @@ function asBytes(data: RawData): Uint8Array {
  */
 export function attachSocketRouter(
   server: Server,
-  options: { path: string; maxPayloadBytes: number; authTimeoutMs: number; route(auth: FirstAuth): Promise<Route>; accepting(): boolean },
+  options: {
+    path: string;
+    maxPayloadBytes: number;
+    /** Bytes held for a socket while its first authentication is decided. */
+    maxPendingBytes: number;
+    authTimeoutMs: number;
+    route(auth: FirstAuth): Promise<Route>;
+    accepting(): boolean;
+  },
 ) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes });
   const pending = new Set<WebSocket>();
@@ -74,6 +75,7 @@ export function attachSocketRouter(
   function hold(ws: WebSocket, request: IncomingMessage) {
     pending.add(ws);
     const queue: RawData[] = [];
+    let queuedBytes = 0;
     let routing = false;
     const timer = setTimeout(() => ws.close(4401, 'Unauthorized'), options.authTimeoutMs);
     const release = () => {
@@ -86,10 +88,10 @@ export function attachSocketRouter(
 
     async function next() {
       while (!routing && queue.length > 0) {
-        const auth = readAuth(asBytes(queue[0]!));
+        const auth = readAuth(bytesOf(queue[0]!));
         if (!auth) {
           // Only an authentication message can come first; anything else is dropped until one does.
-          queue.shift();
+          queuedBytes -= bytesOf(queue.shift()!).byteLength;
           continue;
         }
         routing = true;
@@ -102,7 +104,7 @@ export function attachSocketRouter(
         routing = false;
         if (ws.readyState !== ws.OPEN) return;
         if ('refuse' in route) {
-          queue.shift();
+          queuedBytes -= bytesOf(queue.shift()!).byteLength;
           ws.send(new OutgoingMessage(auth.documentName).writePermissionDenied(route.refuse).toUint8Array());
           continue;
         }
@@ -114,9 +116,12 @@ export function attachSocketRouter(
       }
     }
 
+    let attempts = 0;
     function onMessage(data: RawData) {
       queue.push(data);
-      if (queue.length > 100) return ws.close(1008, 'too many messages before authentication');
+      queuedBytes += bytesOf(data).byteLength;
+      if (queue.length > 100 || queuedBytes > options.maxPendingBytes) return ws.close(1008, 'too much data before authentication');
+      if (readAuth(bytesOf(data)) && ++attempts > 20) return ws.close(1008, 'too many authentication attempts');
       void next();
     }
     ws.on('message', onMessage);
