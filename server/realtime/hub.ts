@@ -17,6 +17,7 @@ import type { EventBus } from '../platform/events.js';
 import type { ConnectionAccess, LiveRole } from './connection-access.js';
 import { documentNameOf, editorKeyOf, type EditorKey } from '../../contract/crdt/document-name.js';
 import type { Fanout } from './fanout.js';
+import { createPeerSync, type PeerSync } from './peer-sync.js';
 import { createPersistence, type Persistence } from './persistence.js';
 import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
 
@@ -56,6 +57,8 @@ interface AppRealtime {
   apiKeyId: string;
   hocuspocus: Hocuspocus;
   persistence: Persistence;
+  /** With REDIS_URL: catches a document up with the other processes holding it. */
+  peers: PeerSync | undefined;
   /** Documents the REST operations hold open, closed after restIdleMs without use. */
   direct: Map<string, { connection: Promise<DirectConnection>; timer?: NodeJS.Timeout; users: number }>;
 }
@@ -159,21 +162,22 @@ export function createRealtimeHub(deps: {
     });
     const extensions: Extension[] = [persistence.extension, authExtension(apiKeyId)];
     const { redisUrl } = options;
+    let peers: PeerSync | undefined;
     if (redisUrl) {
-      extensions.push(
-        new RedisExtension({
-          // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
-          createClient: () => {
-            const client = new Redis(redisUrl, { enableReadyCheck: false });
-            client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
-            return client;
-          },
-          prefix: `collab:crdt:${apiKeyId}`,
-          identifier: `${processId}-${apiKeyId}`,
-          // Every REST write waits this long when it closes its document (Redis extension's afterStoreDocument).
-          disconnectDelay: 200,
-        }),
-      );
+      const redis = new RedisExtension({
+        // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
+        createClient: () => {
+          const client = new Redis(redisUrl, { enableReadyCheck: false });
+          client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
+          return client;
+        },
+        prefix: `collab:crdt:${apiKeyId}`,
+        identifier: `${processId}-${apiKeyId}`,
+        // Every REST write waits this long when it closes its document (Redis extension's afterStoreDocument).
+        disconnectDelay: 200,
+      });
+      extensions.push(redis);
+      peers = createPeerSync(redis, log);
     }
     const hocuspocus = new Hocuspocus({
       name: `collab-${apiKeyId}`,
@@ -182,7 +186,7 @@ export function createRealtimeHub(deps: {
       maxDebounce: options.saveMaxDebounceMs,
       extensions,
     });
-    const app: AppRealtime = { apiKeyId, hocuspocus, persistence, direct: new Map() };
+    const app: AppRealtime = { apiKeyId, hocuspocus, persistence, peers, direct: new Map() };
     apps.set(apiKeyId, app);
     return app;
   }
@@ -355,6 +359,8 @@ export function createRealtimeHub(deps: {
           const connection = await held.connection;
           const document = connection.document;
           if (!document) throw new Error('document closed');
+          // Another process may hold edits this copy lacks (a fresh load has only the stored state).
+          await app.peers?.catchUp(document);
           return await work(
             document,
             (meta) => app.persistence.saveInUnitOfWork(key, document, meta ? { meta } : {}),
