@@ -331,7 +331,9 @@ export function createRealtimeHub(deps: {
     /**
      * Runs `work` on the live document of an editor, loading it from the
      * database when nobody has it open; REST operations on one document run
-     * one after the other. Changes made in `work` reach connected clients (and
+     * one after the other. With REDIS_URL, `work` starts once the document
+     * holds every edit the other processes had when it was called (see
+     * peer-sync.ts). Changes made in `work` reach connected clients (and
      * other processes) at once; `save` writes the state inside the caller's
      * unit of work.
      */
@@ -359,7 +361,6 @@ export function createRealtimeHub(deps: {
           const connection = await held.connection;
           const document = connection.document;
           if (!document) throw new Error('document closed');
-          // Another process may hold edits this copy lacks (a fresh load has only the stored state).
           await app.peers?.catchUp(document);
           return await work(
             document,
