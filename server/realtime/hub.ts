@@ -17,6 +17,7 @@ import type { EventBus } from '../platform/events.js';
 import type { ConnectionAccess, LiveRole } from './connection-access.js';
 import { documentNameOf, editorKeyOf, type EditorKey } from '../../contract/crdt/document-name.js';
 import type { Fanout } from './fanout.js';
+import { createPeerSync, type PeerSync } from './peer-sync.js';
 import { createPersistence, type Persistence } from './persistence.js';
 import { guardSocket, type SocketGuard } from './socket-guard.js';
 import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
@@ -69,14 +70,6 @@ export interface LiveDocument {
 /** The origin of changes the REST operations make (no user: Yjs and the save record none). */
 const REST_ORIGIN = Symbol('rest');
 
-/**
- * With several processes, a document just loaded from the database may miss
- * edits another process holds unsaved; the Redis extension asks for them when
- * it loads. A REST read waits this long for that answer (when another process
- * has nothing newer, no answer comes).
- */
-const REDIS_FIRST_SYNC_MS = 150;
-
 /** Documents one WebSocket may open (the Hocuspocus provider multiplexes an app's documents over one socket). */
 const MAX_DOCUMENTS_PER_SOCKET = 100;
 
@@ -94,6 +87,8 @@ interface AppRealtime {
   apiKeyId: string;
   hocuspocus: Hocuspocus;
   persistence: Persistence;
+  /** With REDIS_URL: catches a document up with the other processes holding it. */
+  peers: PeerSync | undefined;
   /** Documents the REST operations hold open, closed after restIdleMs without use. */
   direct: Map<string, { connection: Promise<DirectConnection>; timer?: NodeJS.Timeout; users: number }>;
 }
@@ -235,21 +230,22 @@ export function createRealtimeHub(deps: {
     });
     const extensions: Extension[] = [persistence.extension, authExtension(apiKeyId)];
     const { redisUrl } = options;
+    let peers: PeerSync | undefined;
     if (redisUrl) {
-      extensions.push(
-        new SharedDocuments({
-          // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
-          createClient: () => {
-            const client = new Redis(redisUrl, { enableReadyCheck: false });
-            client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
-            return client;
-          },
-          prefix: `collab:crdt:${apiKeyId}`,
-          identifier: `${processId}-${apiKeyId}`,
-          // Every REST write waits this long when it closes its document (Redis extension's afterStoreDocument).
-          disconnectDelay: 200,
-        }),
-      );
+      const redis = new SharedDocuments({
+        // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
+        createClient: () => {
+          const client = new Redis(redisUrl, { enableReadyCheck: false });
+          client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
+          return client;
+        },
+        prefix: `collab:crdt:${apiKeyId}`,
+        identifier: `${processId}-${apiKeyId}`,
+        // A document's last connection waits this long before it unloads, so sync messages in flight arrive.
+        disconnectDelay: 200,
+      });
+      extensions.push(redis);
+      peers = createPeerSync(redis, log);
     }
     const hocuspocus = new Hocuspocus({
       name: `collab-${apiKeyId}`,
@@ -258,7 +254,7 @@ export function createRealtimeHub(deps: {
       maxDebounce: options.saveMaxDebounceMs,
       extensions,
     });
-    const app: AppRealtime = { apiKeyId, hocuspocus, persistence, direct: new Map() };
+    const app: AppRealtime = { apiKeyId, hocuspocus, persistence, peers, direct: new Map() };
     apps.set(apiKeyId, app);
     return app;
   }
@@ -276,27 +272,6 @@ export function createRealtimeHub(deps: {
       if (queues.get(queueKey) === settled) queues.delete(queueKey);
     });
     return run;
-  }
-
-  /** Opens a document for REST operations; with Redis, after other processes had the chance to send what it misses. */
-  async function openShared(app: AppRealtime, name: string): Promise<DirectConnection> {
-    const loaded = app.hocuspocus.documents.has(name);
-    const connection = await app.hocuspocus.openDirectConnection(name, {});
-    const document = connection.document;
-    if (!options.redisUrl || loaded || !document) return connection;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, REDIS_FIRST_SYNC_MS);
-      function done() {
-        clearTimeout(timer);
-        document!.off('update', onUpdate);
-        resolve();
-      }
-      function onUpdate(_update: Uint8Array, origin: unknown) {
-        if (origin === '__hocuspocus__redis__origin__') done();
-      }
-      document.on('update', onUpdate);
-    });
-    return connection;
   }
 
   async function releaseDirect(app: AppRealtime, name: string) {
@@ -432,9 +407,10 @@ export function createRealtimeHub(deps: {
     /**
      * Runs `work` on the live document of an editor, loading it from the
      * database when nobody has it open; REST operations on one document run
-     * one after the other. Changes made in `work` reach connected clients (and
-     * other processes) at once; `save` writes the state inside the caller's
-     * unit of work.
+     * one after the other. With REDIS_URL, `work` starts once the document
+     * holds every edit the other processes had when it was called (see
+     * peer-sync.ts). `live.applyAfterCommit` hands a stored change to the live
+     * document, from where connected clients (on every process) receive it.
      */
     async withDocument<T>(apiKeyId: string, key: EditorKey, work: (document: Document, live: LiveDocument) => Promise<T>): Promise<T> {
       const name = documentNameOf(key);
@@ -442,7 +418,7 @@ export function createRealtimeHub(deps: {
         const app = appFor(apiKeyId);
         let entry = app.direct.get(name);
         if (!entry) {
-          entry = { connection: openShared(app, name), users: 0 };
+          entry = { connection: app.hocuspocus.openDirectConnection(name, {}), users: 0 };
           app.direct.set(name, entry);
         }
         const held = entry;
@@ -452,6 +428,7 @@ export function createRealtimeHub(deps: {
           const connection = await held.connection;
           const document = connection.document;
           if (!document) throw new Error('document closed');
+          await app.peers?.catchUp(document);
           return await work(document, {
             unsaved: () => app.persistence.needsSave(document),
             applyAfterCommit: (update) => deps.uow.afterCommit(() => app.persistence.applyCommitted(document, update, REST_ORIGIN)),

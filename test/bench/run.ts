@@ -13,7 +13,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminQuery } from '../helpers/database.js';
-import { scenarios, type BenchContext, type BenchRequest, type WorkspaceCredentials } from './scenarios.js';
+import { scenarios, type BenchContext, type BenchRequest, type ExtraServer, type Figure, type WorkspaceCredentials } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_ENTRY = join(ROOT, 'dist', 'server', 'main.js');
@@ -29,6 +29,8 @@ const ONLY = process.env.BENCH_ONLY?.toLowerCase();
 /** A PostgreSQL server to bench against instead of SQLite; a fresh database is made on it and dropped after. */
 const PG_SERVER_URL = process.env.BENCH_DATABASE_URL;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
+/** A Redis for the scenarios that run several server processes. */
+const REDIS_URL = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined;
 const START_TIMEOUT_MS = 30_000;
 const CLI_TIMEOUT_MS = 60_000;
 
@@ -48,6 +50,16 @@ interface Measurement {
 
 interface ScenarioResult extends Measurement {
   ratioToBare: number | null;
+}
+
+/** A scenario that measured itself: its figures, or why it was skipped or failed. */
+interface MeasuredResult {
+  name: string;
+  figures: Figure[];
+  notes: string[];
+  skipped?: string;
+  ok: boolean;
+  problem?: string;
 }
 
 // ---------------------------------------------------------------- cleanup
@@ -290,7 +302,7 @@ function cannon(url: string, request: BenchRequest, seconds: number, connections
     url: new URL(request.path, url).toString(),
     method: request.method ?? 'POST',
     headers: request.headers,
-    body: encodeBody(request.body),
+    ...(request.bodies ? { requests: request.bodies.map((body) => ({ body: encodeBody(body) })) } : { body: encodeBody(request.body) }),
     connections,
     duration: seconds,
     timeout: 10,
@@ -302,7 +314,7 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
   const response = await fetch(new URL(request.path, url), {
     method: request.method ?? 'POST',
     headers: request.headers,
-    body: encodeBody(request.body),
+    body: encodeBody(request.bodies ? request.bodies[request.bodies.length - 1] : request.body),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
@@ -376,6 +388,17 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
   return [format(header), format(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...body.map(format)].join('\n');
 }
 
+function measuredTable(rows: MeasuredResult[]): string {
+  const lines: string[] = [];
+  for (const row of rows) {
+    lines.push(row.ok ? (row.skipped ? `${row.name}: skipped (${row.skipped})` : `${row.name}:`) : `${row.name}: FAILED: ${row.problem ?? ''}`);
+    const width = Math.max(0, ...row.figures.map((f) => f.name.length));
+    for (const figure of row.figures) lines.push(`  ${figure.name.padEnd(width)}  ${String(figure.value).padStart(10)} ${figure.unit}`);
+    for (const note of row.notes) lines.push(`  note: ${note}`);
+  }
+  return lines.join('\n');
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
@@ -414,6 +437,23 @@ async function main(): Promise<number> {
 
   const ctx: BenchContext = {
     baseUrl: server.url,
+    serverPid: server.child.pid!,
+    redisUrl: REDIS_URL,
+    async startServer(extra = {}): Promise<ExtraServer> {
+      const started = await startRealServer({ ...env, ...extra });
+      return {
+        url: started.url,
+        pid: started.child.pid!,
+        async stop() {
+          if (!alive(started.child)) return;
+          const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+          started.child.kill('SIGTERM');
+          const timer = setTimeout(() => started.child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(timer);
+        },
+      };
+    },
     cli: (args) => runCli(env, args),
     async post(path, body, headers = {}) {
       const response = await fetch(new URL(path, server.url), {
@@ -437,7 +477,34 @@ async function main(): Promise<number> {
   });
 
   const results: ScenarioResult[] = [];
+  const measured: MeasuredResult[] = [];
   for (const scenario of selected) {
+    if ('measure' in scenario) {
+      const row: MeasuredResult = { name: scenario.name, figures: [], notes: [], ok: true };
+      try {
+        if (scenario.setup) {
+          log(`${scenario.name}: setup`);
+          await scenario.setup(ctx);
+        }
+        log(`${scenario.name}: measuring`);
+        const outcome = await scenario.measure(ctx);
+        if ('skipped' in outcome) row.skipped = outcome.skipped;
+        else {
+          row.figures = outcome.figures;
+          row.notes = outcome.notes ?? [];
+        }
+      } catch (error) {
+        row.ok = false;
+        row.problem = error instanceof Error ? error.message : String(error);
+      }
+      if (!alive(server.child)) {
+        row.ok = false;
+        row.problem = [row.problem, 'server process died'].filter(Boolean).join('; ');
+      }
+      measured.push(row);
+      if (!alive(server.child)) break;
+      continue;
+    }
     let measurement: Measurement;
     try {
       if (scenario.setup) {
@@ -465,18 +532,20 @@ async function main(): Promise<number> {
     connections: CONNECTIONS,
     bare,
     scenarios: results,
+    measured,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const out = join(RESULTS_DIR, 'latest.json');
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 
   process.stdout.write(`\n${table(bare, results)}\n\n`);
+  if (measured.length > 0) process.stdout.write(`${measuredTable(measured)}\n\n`);
   process.stdout.write(
     `node ${report.machine.node}, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), ${report.machine.memGiB} GiB; ` +
       `${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s warm-up\nwritten to ${out}\n`,
   );
 
-  const failed = [bare, ...results].filter((m) => !m.ok);
+  const failed = [bare, ...results, ...measured].filter((m) => !m.ok);
   for (const m of failed) log(`FAILED ${m.name}: ${m.problem ?? ''}`);
   return failed.length > 0 ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  */
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
+import { crdtScenarios } from './crdt.js';
 
 export interface WorkspaceCredentials {
   workspaceId: string;
@@ -18,6 +19,8 @@ export interface WorkspaceCredentials {
 export interface BenchContext {
   /** The server under test, e.g. `http://127.0.0.1:41234` (no trailing slash). */
   baseUrl: string;
+  /** Its process ID (for its RSS in /proc). */
+  serverPid: number;
   /** The operator CLI (`node dist/server/cli.js ...args`) against the server's database; parsed JSON stdout. */
   cli<T = any>(args: string[]): Promise<T>;
   /** One POST to the server, for seeding through HTTP in `setup()`; throws on a non-2xx status. */
@@ -26,6 +29,17 @@ export interface BenchContext {
   workspace: WorkspaceCredentials;
   /** The server's DATABASE_URL, for seeding large data sets with bulk SQL instead of thousands of requests. */
   databaseUrl: string;
+  /** Another process of the built server on the same database, with `env` added to the server's; stopped at the end of the run at the latest. */
+  startServer(env?: NodeJS.ProcessEnv): Promise<ExtraServer>;
+  /** A Redis for scenarios that run several server processes (BENCH_REDIS_URL, else TEST_REDIS_URL); undefined when neither is set. */
+  redisUrl: string | undefined;
+}
+
+export interface ExtraServer {
+  url: string;
+  pid: number;
+  /** SIGTERM, and resolves when the process exited. */
+  stop(): Promise<void>;
 }
 
 export interface BenchRequest {
@@ -35,15 +49,36 @@ export interface BenchRequest {
   headers: Record<string, string>;
   /** A string is sent as is; anything else as JSON. */
   body?: unknown;
+  /** Instead of `body`: bodies sent in turn, each connection cycling through them from the first (the probe sends the last). */
+  bodies?: unknown[];
 }
 
-export interface Scenario {
+interface ScenarioBase {
   name: string;
+  setup?(ctx: BenchContext): Promise<void>;
+}
+
+/** Measured with autocannon: requests/s, latency, and the ratio to the bare baseline. */
+export interface RequestScenario extends ScenarioBase {
   /** Concurrent connections for this scenario; default BENCH_CONNECTIONS. Bulk writes use 1: their latency is the figure. */
   connections?: number;
-  setup?(ctx: BenchContext): Promise<void>;
   request(ctx: BenchContext): BenchRequest;
 }
+
+/** What a self-measured scenario reports: named figures, or why it did not run. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+}
+export type Measured = { figures: Figure[]; notes?: string[] } | { skipped: string };
+
+/** Measures itself (latencies it observes, RSS it reads): for what one repeated request cannot show. */
+export interface MeasuredScenario extends ScenarioBase {
+  measure(ctx: BenchContext): Promise<Measured>;
+}
+
+export type Scenario = RequestScenario | MeasuredScenario;
 
 /** JSON content type plus the workspace's service credentials. */
 export function serviceHeaders(workspace: Pick<WorkspaceCredentials, 'apiKey' | 'authToken'>): Record<string, string> {
@@ -343,3 +378,6 @@ async function seedActivities(databaseUrl: string, apiKeyId: string): Promise<vo
     await database.close();
   }
 }
+
+/** Collaborative documents: REST Update of a large text, fan-out to 200 clients, memory of 1,000 loaded documents (crdt.ts). */
+scenarios.push(...crdtScenarios);
