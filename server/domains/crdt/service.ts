@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import * as Y from 'yjs';
 import type { TUserRef } from '../../../contract/common/content.js';
-import type { EditorKey } from '../../../contract/crdt/document-name.js';
+import { documentNameOf, type EditorKey } from '../../../contract/crdt/document-name.js';
 import { DEFAULT_CONTENT_KEY, type TCrdtData, type TCrdtType, type TCrdtWriteData } from '../../../contract/crdt/crdt-data.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js';
@@ -29,6 +30,28 @@ function asInvalid<T>(work: () => T): T {
 function docFrom(...updates: Uint8Array[]): Y.Doc {
   const doc = new Y.Doc();
   for (const update of updates) Y.applyUpdate(doc, update);
+  return doc;
+}
+
+/**
+ * One Yjs client ID for every REST change of an editor's document: a fresh
+ * ID per change would add an entry to the document's state vector with each
+ * change, for ever (about 31 bytes and some work on every later change).
+ */
+function restClientId(apiKeyId: string, key: EditorKey): number {
+  return createHash('sha256').update(`rest\u0000${apiKeyId}\u0000${documentNameOf(key)}`).digest().readUInt32BE(0);
+}
+
+/**
+ * The copy a REST change is computed on, authored by the editor's REST client
+ * ID when that is safe: when the copy holds every change that ID made so far
+ * (per the stored state, where each REST change lands first), so the new
+ * change continues that ID's clock instead of reusing it. Otherwise a fresh ID.
+ */
+function restDoc(stored: Uint8Array, id: number, ...updates: Uint8Array[]): Y.Doc {
+  const doc = docFrom(...updates);
+  const storedClock = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(stored)).get(id) ?? 0;
+  if (Y.getState(doc.store, id) === storedClock) doc.clientID = id;
   return doc;
 }
 
@@ -110,7 +133,8 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
           const row = await lockedRow(app, key, true);
           if (row?.type) throw alreadyExists(`CRDT data of ${describe(key)} already exists`);
           // The content as it is now, unsaved client edits included (for a document clients created): Add makes it equal `data`.
-          const doc = docFrom(row?.state ?? new Uint8Array(), Y.encodeStateAsUpdate(document));
+          const stored = row?.state ?? Y.encodeStateAsUpdate(new Y.Doc());
+          const doc = restDoc(stored, restClientId(app.apiKeyId, key), stored, Y.encodeStateAsUpdate(document));
           const { update } = changeOf(doc, (d) => writeValue(d, input.type, contentKey, input.data));
           const state = Y.encodeStateAsUpdate(doc);
           await store(app, key, { state, restBase: state, meta: { type: input.type, contentKey } });
@@ -132,7 +156,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
               `CRDT data of ${describe(key)} is a ${row.type} under contentKey "${row.contentKey}"; Update CRDT Data keeps both (delete the data to store another type)`,
             );
           }
-          const base = docFrom(row.restBase ?? row.state);
+          const base = restDoc(row.state, restClientId(app.apiKeyId, key), row.restBase ?? row.state);
           const { changed, update } = changeOf(base, (d) => writeValue(d, input.type, contentKey, input.data));
           if (!changed) return;
           await store(app, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base) });
@@ -169,7 +193,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       await hub.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
           const row = withData(await lockedRow(app, key), key);
-          const doc = docFrom(row.state, Y.encodeStateAsUpdate(document));
+          const doc = restDoc(row.state, restClientId(app.apiKeyId, key), row.state, Y.encodeStateAsUpdate(document));
           const { update } = changeOf(doc, (d) => {
             clearValue(d, row.type, row.contentKey);
             return true;

@@ -152,6 +152,16 @@ describe('Update CRDT Data', () => {
   });
 });
 
+describe('REST changes over time', () => {
+  it('are authored by one Yjs client per editor: the state vector does not grow with each change', async () => {
+    await client.crdt.addCrdtData({ ...key, type: 'text', data: 'v0' });
+    for (let i = 1; i <= 30; i++) await client.crdt.updateCrdtData({ ...key, type: 'text', data: `v${i}` });
+    const row = await server.running.database.db.crdtDocument.findFirstOrThrow({ where: { apiKeyId: appId, editorId: key.editorId } });
+    expect(Y.decodeStateVector(Y.encodeStateVectorFromUpdate(row.state)).size).toBe(1);
+    expect((await client.crdt.getCrdtData(key)).data.data).toBe('v30');
+  });
+});
+
 describe('Delete CRDT Data', () => {
   it('empties the content and forgets the data; Add works again', async () => {
     await client.crdt.addCrdtData({ ...key, type: 'map', data: { a: 1 } });
