@@ -112,6 +112,17 @@ describe('API presence as awareness states', () => {
     await untilAwareness(ada, () => apiPresenceOf(ada, 'bot').length === 0);
   });
 
+  it('concurrent updates of one entry leave clients exactly one state, the stored one', async () => {
+    const doc = await freshDocument();
+    const key = { organizationId: ORG, documentId: doc };
+    const ada = await open(doc, 'ada');
+    await client.presence.addPresence({ ...key, user: { userId: 'busy' } });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => client.presence.updatePresence({ ...key, userId: 'busy', state: { step: i } })));
+    const stored = (await client.presence.getPresence(key)).data.find((e) => e.userId === 'busy')!.state;
+    await untilAwareness(ada, () => apiPresenceOf(ada, 'busy').some((state) => state.step === stored.step));
+    expect(apiPresenceOf(ada, 'busy')).toHaveLength(1);
+  });
+
   it('entries added before anyone connected are there when the document loads', async () => {
     const doc = await freshDocument();
     await client.presence.addPresence({ organizationId: ORG, documentId: doc, user: { userId: 'early' }, state: { since: 1 } });

@@ -18,25 +18,26 @@ const select = { liveStateDataId: true, data: true, updatedAt: true } as const;
 /** Live state; every query is scoped by the application (apiKeyId). */
 export function createLiveStateRepo(db: Db) {
   return {
-    find: (ref: DocumentKey, liveStateDataId: string): Promise<LiveStateRow | null> =>
-      db.liveStateData.findUnique({ where: whereEntry(ref, liveStateDataId), select }),
-
     /**
-     * Holds the entry's row until the unit of work ends, so two broadcasts to
-     * one entry take turns (a merge reads what the other wrote). On
-     * PostgreSQL a row lock; on SQLite the gate runs transactions one at a
-     * time already. A missing row locks nothing: the first two writes race
-     * at the primary key instead, and the loser tries again.
+     * The entry, held until the unit of work ends, so two broadcasts to one
+     * entry take turns (a merge reads what the other wrote). On PostgreSQL
+     * the read itself takes the row lock (a lock taken before a separate read
+     * could find no row while the read then finds one a concurrent write just
+     * committed); on SQLite the gate runs transactions one at a time already.
+     * A missing row locks nothing: two first writes race at the primary key
+     * instead, and the loser tries again.
      */
-    async lock(ref: DocumentKey, liveStateDataId: string): Promise<void> {
-      if (providerOfClient(db) !== 'postgresql') return;
-      await db.$queryRawUnsafe(
-        'SELECT 1 FROM "LiveStateData" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "liveStateDataId" = $4 FOR UPDATE',
+    async findForUpdate(ref: DocumentKey, liveStateDataId: string): Promise<LiveStateRow | null> {
+      if (providerOfClient(db) !== 'postgresql') return db.liveStateData.findUnique({ where: whereEntry(ref, liveStateDataId), select });
+      const rows = await db.$queryRawUnsafe<{ data: string; updatedAt: bigint | number | string }[]>(
+        'SELECT "data", "updatedAt" FROM "LiveStateData" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "liveStateDataId" = $4 FOR UPDATE',
         ref.apiKeyId,
         ref.organizationId,
         ref.documentId,
         liveStateDataId,
       );
+      const row = rows[0];
+      return row ? { liveStateDataId, data: row.data, updatedAt: BigInt(row.updatedAt) } : null;
     },
 
     create: (ref: DocumentKey, row: LiveStateRow) => db.liveStateData.create({ data: { ...ref, ...row } }),

@@ -33,8 +33,7 @@ export function createLiveStateService(deps: { repo: LiveStateRepo; accessRepo: 
     return uow.run(async () => {
       await find.organization(ref.apiKeyId, ref.organizationId);
       await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
-      await repo.lock(ref, input.liveStateDataId);
-      const stored = await repo.find(ref, input.liveStateDataId);
+      const stored = await repo.findForUpdate(ref, input.liveStateDataId);
       const previous = stored ? (JSON.parse(stored.data) as unknown) : undefined;
       const data = input.merge === true && isObject(previous) && isObject(input.data) ? { ...previous, ...input.data } : input.data;
       // Strictly increasing per entry, so clients can order two deliveries that crossed between processes.

@@ -27,18 +27,23 @@ export function createPresenceRepo(db: Db) {
   return {
     insert: (row: PresenceRow) => db.presence.create({ data: row }),
 
-    find: (ref: DocumentKey, userId: string): Promise<PresenceRow | null> => db.presence.findUnique({ where: whereEntry(ref, userId) }),
-
-    /** Holds the entry's row until the unit of work ends, so changes of one entry take turns (PostgreSQL; SQLite's gate already does). */
-    async lock(ref: DocumentKey, userId: string): Promise<void> {
-      if (providerOfClient(db) !== 'postgresql') return;
-      await db.$queryRawUnsafe(
-        'SELECT 1 FROM "Presence" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "userId" = $4 FOR UPDATE',
+    /**
+     * The entry, held until the unit of work ends, so changes of one entry
+     * take turns. On PostgreSQL the read itself takes the row lock (see the
+     * live-state repo's findForUpdate for why); SQLite's gate already runs
+     * transactions one at a time.
+     */
+    async findForUpdate(ref: DocumentKey, userId: string): Promise<PresenceRow | null> {
+      if (providerOfClient(db) !== 'postgresql') return db.presence.findUnique({ where: whereEntry(ref, userId) });
+      const rows = await db.$queryRawUnsafe<(Omit<PresenceRow, 'updatedAt' | 'clientId'> & { clientId: number | string; updatedAt: bigint | number | string })[]>(
+        'SELECT "apiKeyId", "organizationId", "documentId", "userId", "user", "state", "clientId", "updatedAt" FROM "Presence" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "documentId" = $3 AND "userId" = $4 FOR UPDATE',
         ref.apiKeyId,
         ref.organizationId,
         ref.documentId,
         userId,
       );
+      const row = rows[0];
+      return row ? { ...row, clientId: Number(row.clientId), updatedAt: BigInt(row.updatedAt) } : null;
     },
 
     update: (ref: DocumentKey, userId: string, change: { state: string; clientId: number; updatedAt: bigint }) =>

@@ -80,8 +80,7 @@ export function createPresenceService(deps: {
       return uow.run(async () => {
         await find.organization(ref.apiKeyId, ref.organizationId);
         await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
-        await repo.lock(ref, input.userId);
-        const stored = await repo.find(ref, input.userId);
+        const stored = await repo.findForUpdate(ref, input.userId);
         if (!stored) throw notFound(`${describe(input.userId, ref)} does not exist`);
         const row: PresenceRow = { ...stored, state: JSON.stringify(input.state), clientId: newClientId(), updatedAt: BigInt(deps.clock.nowMs()) };
         await repo.update(ref, input.userId, { state: row.state, clientId: row.clientId, updatedAt: row.updatedAt });

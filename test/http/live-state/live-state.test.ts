@@ -66,6 +66,13 @@ describe('Broadcast Event', () => {
     expect((await get({ liveStateDataId: `${id}-new` }))[0]!.data).toEqual({ e: 5 });
   });
 
+  it('concurrent merges into one entry, the very first included, keep every key', async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    const results = await Promise.all(keys.map((k, i) => client.liveState.broadcastEvent({ ...key, liveStateDataId: id, data: { [k]: i }, merge: true })));
+    expect(Object.keys((await get({ liveStateDataId: id }))[0]!.data as object).sort()).toEqual([...keys].sort());
+    expect(new Set(results.map((r) => r.data.lastUpdated)).size).toBe(keys.length);
+  });
+
   it('lastUpdated strictly increases per entry, also within one millisecond', async () => {
     const first = (await client.liveState.broadcastEvent({ ...key, liveStateDataId: id, data: 1 })).data.lastUpdated;
     const second = (await client.liveState.broadcastEvent({ ...key, liveStateDataId: id, data: 2 })).data.lastUpdated;
