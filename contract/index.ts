@@ -12,6 +12,8 @@ import { getDocuments } from './documents/get-documents.js';
 import { getMigrateDocumentsStatus, migrateDocuments } from './documents/migrate-documents.js';
 import { addFolder, deleteFolder, updateFolder, updateFolderAccess } from './folders/folders.js';
 import { getFolders } from './folders/get-folders.js';
+import { broadcastEvent, getLiveStateData } from './live-state/live-state.js';
+import { addPresence, deletePresence, getPresence, updatePresence } from './live-state/presence.js';
 import { addNotification, deleteNotifications, updateNotifications } from './notifications/custom-notifications.js';
 import { getNotifications } from './notifications/get-notifications.js';
 import { getNotificationConfig, getNotificationConfigV2, setNotificationConfig } from './notifications/notification-config.js';
@@ -148,6 +150,18 @@ const crdt = c.router({
     deleteCrdtData,
 });
 
+const liveState = c.router({
+    broadcastEvent,
+    getLiveStateData,
+});
+
+const presence = c.router({
+    addPresence,
+    updatePresence,
+    deletePresence,
+    getPresence,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -161,9 +175,11 @@ export type Contract = {
   userData: typeof userData;
   migrations: typeof migrations;
   crdt: typeof crdt;
+  liveState: typeof liveState;
+  presence: typeof presence;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence });
 export * from './common/errors.js';
 export * from './common/envelope.js';

@@ -36,6 +36,8 @@ const TAGS: Record<keyof Contract, string> = {
   userData: "A user's data: export (Get All User Data) and erasure (Delete All User Data), the latter as a background job.",
   migrations: 'Document migration: a document and everything keyed to it move to a new ID, as a background job.',
   crdt: 'Collaborative editor (Yjs) data, read and written on the same live documents that clients edit over WebSocket at /crdt.',
+  liveState: 'Live state: the latest value per liveStateDataId of a document, delivered to every client connected to it over WebSocket and kept for late joiners.',
+  presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
 };
 
 /**

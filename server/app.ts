@@ -14,6 +14,8 @@ import { organizationsRouter } from './domains/organizations/router.js';
 import { permissionsRouter } from './domains/permissions/router.js';
 import { recordingsRouter } from './domains/recordings/router.js';
 import { crdtRouter } from './domains/crdt/router.js';
+import { liveStateRouter } from './domains/live-state/router.js';
+import { presenceRouter } from './domains/presence/router.js';
 import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
@@ -100,6 +102,8 @@ export function createApp(deps: AppDeps): Express {
     userData: userDataRouter(deps.services.userData),
     migrations: migrationsRouter(deps.services.migrations),
     crdt: crdtRouter(deps.services.crdt),
+    liveState: liveStateRouter(deps.services.liveState),
+    presence: presenceRouter(deps.services.presence),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

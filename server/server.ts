@@ -12,6 +12,7 @@ import { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
 import { localFanout, redisFanout, type Fanout } from './realtime/fanout.js';
+import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
@@ -50,11 +51,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let server: Server | undefined;
   let services: Services;
   let fanout: Fanout | undefined;
+  let presenceDirectory: PresenceDirectory | undefined;
   try {
     const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     fanout = config.redisUrl ? await redisFanout(config.redisUrl, logger) : localFanout();
-    services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: options.overrides?.clock ?? systemClock, fanout });
+    presenceDirectory = config.redisUrl ? await redisPresenceDirectory(config.redisUrl, logger) : localPresenceDirectory();
+    services = createServices({
+      config,
+      db: database.db,
+      uow: database.uow,
+      sealer,
+      logger,
+      clock: options.overrides?.clock ?? systemClock,
+      fanout,
+      presenceDirectory,
+    });
     const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor });
 
     server = createServer(
@@ -78,7 +90,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
   } catch (error) {
     // Nothing may outlive a failed start: an open handle would keep the process (or a test worker) alive.
-    await Promise.allSettled([database.close(), redis?.redis.quit(), fanout?.close()]);
+    await Promise.allSettled([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
     server?.close();
     throw error;
   }
@@ -112,7 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
         await ready.jobs.stop();
-        await Promise.all([database.close(), redis?.redis.quit(), fanout?.close()]);
+        await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;
     },

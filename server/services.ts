@@ -43,11 +43,23 @@ import { createRealtimeHub } from './realtime/hub.js';
 import { crdtOwnedData } from './domains/crdt/owned-data.js';
 import { createCrdtRepo } from './domains/crdt/repo.js';
 import { createCrdtService } from './domains/crdt/service.js';
+import { createLiveStateDelivery } from './domains/live-state/delivery.js';
+import { liveStateOwnedData } from './domains/live-state/owned-data.js';
+import { createLiveStateRepo } from './domains/live-state/repo.js';
+import { createLiveStateService } from './domains/live-state/service.js';
+import { createPresenceAwareness } from './domains/presence/awareness.js';
+import { createConnectedUsers } from './domains/presence/connected-users.js';
+import { presenceOwnedData } from './domains/presence/owned-data.js';
+import { createPresenceRepo } from './domains/presence/repo.js';
+import { createPresenceService } from './domains/presence/service.js';
+import { localPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
   /** Cross-process real-time messages (Redis with REDIS_URL); default: this process only. */
   fanout?: Fanout;
+  /** Where each process reports its WebSocket users for the others' Get Presence (Redis with REDIS_URL); default: this process only. */
+  presenceDirectory?: PresenceDirectory;
   config: Config;
   db: Db;
   uow: UnitOfWork;
@@ -118,6 +130,7 @@ export function createServices(deps: CoreDeps) {
   // Collaborative documents: the live Hocuspocus documents (served over WebSocket once the HTTP server
   // attaches the hub), the REST operations on them, and their rows in the owned-data registry.
   const crdtRepo = createCrdtRepo(db);
+  const fanout = deps.fanout ?? localFanout();
   const realtime = createRealtimeHub({
     options: {
       redisUrl: config.redisUrl,
@@ -138,14 +151,30 @@ export function createServices(deps: CoreDeps) {
       usesPermissionProvider: async (apiKeyId) => (await workspaceConfig.permissionProviderTarget(apiKeyId)) !== null,
       nowSeconds: () => nowSeconds(clock),
     }),
-    fanout: deps.fanout ?? localFanout(),
+    fanout,
   });
   owned.register(crdtOwnedData(crdtRepo, realtime));
   const crdt = createCrdtService({ repo: crdtRepo, accessRepo, uow, hub: realtime, events, clock });
 
+  // Live state and presence: stored rows, delivered to connected clients on every process through the fan-out
+  // (stateless messages and awareness states), and the WebSocket users of each document for Get Presence.
+  const liveStateRepo = createLiveStateRepo(db);
+  owned.register(liveStateOwnedData(liveStateRepo));
+  const liveStateDelivery = createLiveStateDelivery({ hub: realtime, fanout, repo: liveStateRepo, uow, log: logger });
+  const liveState = createLiveStateService({ repo: liveStateRepo, accessRepo, uow, clock, delivery: liveStateDelivery });
+  const presenceRepo = createPresenceRepo(db);
+  const presenceAwareness = createPresenceAwareness({ hub: realtime, fanout, repo: presenceRepo, uow, log: logger });
+  owned.register(presenceOwnedData(presenceRepo, presenceAwareness));
+  const connectedUsers = createConnectedUsers({ hub: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
+  const presence = createPresenceService({ repo: presenceRepo, accessRepo, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
+
   return {
     realtime,
     crdt,
+    liveState,
+    presence,
+    presenceAwareness,
+    connectedUsers,
     clock,
     ids,
     events,

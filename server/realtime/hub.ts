@@ -95,6 +95,7 @@ interface AppRealtime {
 
 export type DocumentListener = (apiKeyId: string, key: EditorKey, document: Document) => void;
 export type ConnectionListener = (context: LiveContext, connection: Connection) => void;
+export type DisconnectionListener = (context: LiveContext, document: Document) => void;
 
 /**
  * The live documents: Hocuspocus instances (one per application, created on
@@ -120,6 +121,8 @@ export function createRealtimeHub(deps: {
   const apps = new Map<string, AppRealtime>();
   const loadedListeners: DocumentListener[] = [];
   const connectedListeners: ConnectionListener[] = [];
+  const disconnectedListeners: DisconnectionListener[] = [];
+  const closeListeners: (() => Promise<void> | void)[] = [];
   const queues = new Map<string, Promise<unknown>>();
   let closed = false;
   let router: ReturnType<typeof attachSocketRouter> | undefined;
@@ -202,8 +205,10 @@ export function createRealtimeHub(deps: {
         (context as RoutedContext).guard?.authenticated(documentName);
         for (const listener of connectedListeners) listener(context as LiveContext, connection);
       },
-      async onDisconnect({ context, documentName }) {
+      // Called once the connection has left the document (its awareness states removed).
+      async onDisconnect({ context, document, documentName }) {
         (context as RoutedContext).guard?.disconnected(documentName);
+        if ((context as Partial<LiveContext>).user) for (const listener of disconnectedListeners) listener(context as LiveContext, document);
       },
       async afterLoadDocument({ documentName, document }) {
         const key = editorKeyOf(documentName);
@@ -466,6 +471,24 @@ export function createRealtimeHub(deps: {
     onConnected(listener: ConnectionListener) {
       connectedListeners.push(listener);
     },
+    /** Called whenever a client's connection to a document has closed. */
+    onDisconnected(listener: DisconnectionListener) {
+      disconnectedListeners.push(listener);
+    },
+    /** Called first when the hub closes, and awaited (timers to stop, shared state to withdraw). */
+    onClose(listener: () => Promise<void> | void) {
+      closeListeners.push(listener);
+    },
+
+    /** Every document loaded in this process, with its application and editor key. */
+    *loadedDocuments(): Generator<{ apiKeyId: string; key: EditorKey; document: Document }> {
+      for (const app of apps.values()) {
+        for (const [name, document] of app.hocuspocus.documents) {
+          const key = editorKeyOf(name);
+          if (key) yield { apiKeyId: app.apiKeyId, key, document };
+        }
+      }
+    },
 
     /**
      * After the caller's commit: every process drops its loaded copies of
@@ -503,6 +526,7 @@ export function createRealtimeHub(deps: {
       if (closed) return;
       closed = true;
       if (accessTimer) clearTimeout(accessTimer);
+      await Promise.allSettled(closeListeners.map(async (listener) => listener()));
       router?.stopAccepting();
       await Promise.allSettled([...queues.values()]);
       await Promise.all(

@@ -58,6 +58,48 @@ const steps: Step[] = [
     },
   },
   { op: 'deleteCrdtData', data: (id) => ({ organizationId: id, documentId: id, editorId: id }) },
+  // Keys of live state values and presence states are keys of JSON objects like IDs: ordinary names are plain keys.
+  {
+    op: 'broadcastEvent',
+    data: (id) => ({ organizationId: id, documentId: id, liveStateDataId: id, data: { [id]: id } }),
+    check: (d, id) => {
+      expect(d.liveStateDataId).toBe(id);
+      keyedBy(d.data, id);
+    },
+  },
+  {
+    op: 'getLiveStateData',
+    data: (id) => ({ organizationId: id, documentId: id, liveStateDataId: id }),
+    check: (d, id) => {
+      expect(d.map((e: any) => e.liveStateDataId)).toEqual([id]);
+      expect(own(d[0].data, id)).toBe(id);
+    },
+  },
+  {
+    op: 'addPresence',
+    data: (id) => ({ organizationId: id, documentId: id, user: { userId: id }, state: { [id]: id } }),
+    check: (d, id) => {
+      expect(d.userId).toBe(id);
+      keyedBy(d.state, id);
+    },
+  },
+  { op: 'updatePresence', data: (id) => ({ organizationId: id, documentId: id, userId: id, state: { [id]: 'updated' } }) },
+  {
+    op: 'getPresence',
+    data: (id) => ({ organizationId: id, documentId: id }),
+    check: (d, id) => {
+      expect(d.map((e: any) => e.userId)).toEqual([id]);
+      expect(own(d[0].state, id)).toBe('updated');
+    },
+  },
+  {
+    op: 'deletePresence',
+    data: (id) => ({ organizationId: id, documentId: id, userIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
   {
     op: 'addActivities',
     data: (id) => ({

@@ -40,6 +40,8 @@ const READS: ReadCase[] = [
   { name: 'getActivityLogs', path: '/v2/activities/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, userId: ID }) },
   { name: 'getRecordings', path: '/v2/recordings/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
   { name: 'getCrdtData', path: '/v2/crdt/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, editorId: ID }) },
+  { name: 'getLiveStateData', path: '/v2/livestate/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
+  { name: 'getPresence', path: '/v2/presence/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID }) },
   { name: 'getAllUserData', path: '/v1/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
   { name: 'getAllUserDataV2', path: '/v2/users/data/get', headers: appHeaders, data: () => ({ organizationId: ID, userId: ID }) },
   // A's job IDs (B cannot know them, but might guess or steal one): the status must not exist for B.
@@ -50,7 +52,7 @@ const READS: ReadCase[] = [
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
-const NOT_FOUND_FOR_B = ['getCrdtData', 'getAuthTokens', 'getAllUserData', 'getAllUserDataV2', 'getDeleteAllUserDataStatus', 'getMigrateDocumentsStatus'];
+const NOT_FOUND_FOR_B = ['getCrdtData', 'getLiveStateData', 'getPresence', 'getAuthTokens', 'getAllUserData', 'getAllUserDataV2', 'getDeleteAllUserDataStatus', 'getMigrateDocumentsStatus'];
 const jobIds = { erasure: '', migration: '' };
 
 let server: TestServer;
@@ -96,6 +98,8 @@ beforeAll(async () => {
     commentAnnotations: [{ annotationId: ID, from: { userId: ID }, context: { [MARKER]: MARKER }, commentData: [{ commentId: ID, commentText: MARKER }] }],
   });
   await client.crdt.addCrdtData({ organizationId: ID, documentId: ID, editorId: ID, type: 'map', data: { [MARKER]: MARKER } });
+  await client.liveState.broadcastEvent({ organizationId: ID, documentId: ID, liveStateDataId: ID, data: { [MARKER]: MARKER } });
+  await client.presence.addPresence({ organizationId: ID, documentId: ID, user: { userId: ID, name: MARKER }, state: { [MARKER]: MARKER } });
   await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
   await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
@@ -143,6 +147,10 @@ describe('another workspace cannot change workspace A', () => {
     ['/v2/crdt/add', { organizationId: ID, documentId: ID, editorId: ID, type: 'text', data: 'x' }],
     ['/v2/crdt/update', { organizationId: ID, documentId: ID, editorId: ID, type: 'map', data: {} }],
     ['/v2/crdt/delete', { organizationId: ID, documentId: ID, editorId: ID }],
+    ['/v2/livestate/broadcast', { organizationId: ID, documentId: ID, liveStateDataId: ID, data: 'x' }],
+    ['/v2/presence/add', { organizationId: ID, documentId: ID, user: { userId: `${ID}-b` } }],
+    ['/v2/presence/update', { organizationId: ID, documentId: ID, userId: ID, state: {} }],
+    ['/v2/presence/delete', { organizationId: ID, documentId: ID, userIds: [ID] }],
   ];
   it.each(writes)('%s finds nothing of A', async (path, data) => {
     const res = await server.post(path, { data }, appHeaders(b));

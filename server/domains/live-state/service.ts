@@ -1,0 +1,71 @@
+import type { TBroadcastEventData } from '../../../contract/live-state/live-state.js';
+import type { TLiveStateEntry } from '../../../contract/live-state/schemas.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../lib/clock.js';
+import type { DocumentKey } from '../../platform/owned-data.js';
+import { createAccessLookups } from '../access/lookups.js';
+import type { AccessRepo } from '../access/repo.js';
+import { toEntry, type LiveStateDelivery } from './delivery.js';
+import type { LiveStateRepo } from './repo.js';
+
+interface Caller {
+  apiKeyId: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Broadcast Event and Get Live State Data. A broadcast stores the entry and,
+ * once that has committed, delivers it to every connected client: a client
+ * never receives a value that a failed write left out of the store.
+ */
+export function createLiveStateService(deps: { repo: LiveStateRepo; accessRepo: AccessRepo; uow: UnitOfWork; clock: Clock; delivery: LiveStateDelivery }) {
+  const { repo, uow } = deps;
+  const find = createAccessLookups(deps.accessRepo);
+  const refOf = (app: Caller, input: { organizationId: string; documentId: string }): DocumentKey => ({
+    apiKeyId: app.apiKeyId,
+    organizationId: input.organizationId,
+    documentId: input.documentId,
+  });
+
+  async function write(ref: DocumentKey, input: TBroadcastEventData): Promise<TLiveStateEntry> {
+    return uow.run(async () => {
+      await find.organization(ref.apiKeyId, ref.organizationId);
+      await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
+      const stored = await repo.findForUpdate(ref, input.liveStateDataId);
+      const previous = stored ? (JSON.parse(stored.data) as unknown) : undefined;
+      const data = input.merge === true && isObject(previous) && isObject(input.data) ? { ...previous, ...input.data } : input.data;
+      // Strictly increasing per entry, so clients can order two deliveries that crossed between processes.
+      const now = BigInt(deps.clock.nowMs());
+      const updatedAt = stored && stored.updatedAt >= now ? stored.updatedAt + 1n : now;
+      const row = { liveStateDataId: input.liveStateDataId, data: JSON.stringify(data), updatedAt };
+      await (stored ? repo.update(ref, row) : repo.create(ref, row));
+      const entry = toEntry(row);
+      deps.delivery.publishAfterCommit(ref, entry);
+      return entry;
+    });
+  }
+
+  return {
+    async broadcastEvent(app: Caller, input: TBroadcastEventData): Promise<TLiveStateEntry> {
+      const ref = refOf(app, input);
+      try {
+        return await write(ref, input);
+      } catch (error) {
+        // Two first writes of one entry at once: the loser finds the row now, and its lock makes the two take turns.
+        if (isUniqueViolation(error)) return write(ref, input);
+        throw error;
+      }
+    },
+
+    async getLiveStateData(app: Caller, input: { organizationId: string; documentId: string; liveStateDataId?: string }): Promise<TLiveStateEntry[]> {
+      const ref = refOf(app, input);
+      await find.organization(ref.apiKeyId, ref.organizationId);
+      await find.document(ref.apiKeyId, ref.organizationId, ref.documentId);
+      return (await repo.list(ref, input.liveStateDataId)).map(toEntry);
+    },
+  };
+}
+
+export type LiveStateService = ReturnType<typeof createLiveStateService>;

@@ -1,0 +1,117 @@
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { TAddPresenceData, TUpdatePresenceData } from '../../../contract/live-state/presence.js';
+import type { TPresenceEntry } from '../../../contract/live-state/schemas.js';
+import { createdOnce } from '../../db/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { notFound } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import { deletionOutcomes } from '../../lib/id-map.js';
+import type { DocumentKey } from '../../platform/owned-data.js';
+import { createAccessLookups } from '../access/lookups.js';
+import type { AccessRepo } from '../access/repo.js';
+import { userJson } from '../activities/shapes.js';
+import { newClientId, type PresenceAwareness } from './awareness.js';
+import type { ConnectedUsers } from './connected-users.js';
+import type { PresenceRepo, PresenceRow } from './repo.js';
+
+interface Caller {
+  apiKeyId: string;
+}
+
+function toEntry(row: PresenceRow): TPresenceEntry {
+  return {
+    userId: row.userId,
+    user: JSON.parse(row.user) as TUserRef,
+    state: JSON.parse(row.state) as Record<string, unknown>,
+    source: 'api',
+    lastUpdated: Number(row.updatedAt),
+  };
+}
+
+/**
+ * Add / Update / Delete / Get Presence. Entries are rows; every change
+ * reaches connected clients as awareness states once it has committed
+ * (awareness.ts). Get Presence adds the users connected over WebSocket.
+ */
+export function createPresenceService(deps: {
+  repo: PresenceRepo;
+  accessRepo: AccessRepo;
+  uow: UnitOfWork;
+  clock: Clock;
+  awareness: PresenceAwareness;
+  connected: ConnectedUsers;
+}) {
+  const { repo, uow, awareness } = deps;
+  const find = createAccessLookups(deps.accessRepo);
+  const refOf = (app: Caller, input: { organizationId: string; documentId: string }): DocumentKey => ({
+    apiKeyId: app.apiKeyId,
+    organizationId: input.organizationId,
+    documentId: input.documentId,
+  });
+  const describe = (userId: string, ref: DocumentKey) => `presence of user ${userId} on document ${ref.documentId}`;
+
+  async function existing(ref: DocumentKey) {
+    await find.organization(ref.apiKeyId, ref.organizationId);
+    await find.document(ref.apiKeyId, ref.organizationId, ref.documentId);
+  }
+
+  return {
+    async addPresence(app: Caller, input: TAddPresenceData): Promise<TPresenceEntry> {
+      const ref = refOf(app, input);
+      return uow.run(async () => {
+        await find.organization(ref.apiKeyId, ref.organizationId);
+        await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
+        const row: PresenceRow = {
+          ...ref,
+          userId: input.user.userId,
+          user: userJson(input.user),
+          state: JSON.stringify(input.state ?? {}),
+          clientId: newClientId(),
+          updatedAt: BigInt(deps.clock.nowMs()),
+        };
+        await createdOnce(describe(row.userId, ref), () => repo.insert(row));
+        awareness.publishAfterCommit(ref, { set: [row], retire: [] });
+        return toEntry(row);
+      });
+    },
+
+    async updatePresence(app: Caller, input: TUpdatePresenceData): Promise<TPresenceEntry> {
+      const ref = refOf(app, input);
+      return uow.run(async () => {
+        await find.organization(ref.apiKeyId, ref.organizationId);
+        await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
+        const stored = await repo.findForUpdate(ref, input.userId);
+        if (!stored) throw notFound(`${describe(input.userId, ref)} does not exist`);
+        const row: PresenceRow = { ...stored, state: JSON.stringify(input.state), clientId: newClientId(), updatedAt: BigInt(deps.clock.nowMs()) };
+        await repo.update(ref, input.userId, { state: row.state, clientId: row.clientId, updatedAt: row.updatedAt });
+        awareness.publishAfterCommit(ref, { set: [row], retire: [stored.clientId] });
+        return toEntry(row);
+      });
+    },
+
+    async deletePresence(app: Caller, input: { organizationId: string; documentId: string; userIds: string[] }) {
+      const ref = refOf(app, input);
+      const deleted = await uow.run(async () => {
+        await existing(ref);
+        const rows = await repo.deleteUsers(ref, input.userIds);
+        awareness.publishAfterCommit(ref, { set: [], retire: rows.map((row) => row.clientId) });
+        return rows;
+      });
+      return deletionOutcomes(input.userIds, new Set(deleted.map((row) => row.userId)), 'presence', input.organizationId);
+    },
+
+    /** One entry per user: an API entry wins over the same user's connections (the application set it on purpose). */
+    async getPresence(app: Caller, input: { organizationId: string; documentId: string }): Promise<TPresenceEntry[]> {
+      const ref = refOf(app, input);
+      await existing(ref);
+      const entries = new Map<string, TPresenceEntry>();
+      for (const row of await repo.list(ref)) entries.set(row.userId, toEntry(row));
+      for (const { user, state, lastUpdated } of await deps.connected.of(ref)) {
+        if (!entries.has(user.userId)) entries.set(user.userId, { userId: user.userId, user, state, source: 'connection', lastUpdated });
+      }
+      return [...entries.values()].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+    },
+  };
+}
+
+export type PresenceService = ReturnType<typeof createPresenceService>;
