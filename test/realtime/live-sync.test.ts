@@ -132,7 +132,9 @@ describe('REST read-modify-write while clients type', () => {
     await ada.acknowledged();
     const final = (await client.crdt.getCrdtData(key)).data.data as string;
     expect([...final].filter((c) => c === 'a').length).toBe(typed);
-    expect(final.replace(/^a*/, '')).toBe('!'.repeat(20));
+    // Where a '!' lands relative to 'a's typed concurrently at the same spot is the CRDT's choice; that each is there once is not.
+    expect([...final].filter((c) => c === '!').length).toBe(20);
+    expect(final.length).toBe(typed + 20);
     await until(ada.doc, () => ada.doc.getText('content').toString() === final);
   });
 
