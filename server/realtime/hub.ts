@@ -558,6 +558,8 @@ export function createRealtimeHub(deps: {
       await Promise.all(
         [...apps.values()].map(async (app) => {
           await Promise.all([...app.hocuspocus.documents.values()].map((document) => document.saveMutex.waitForUnlock()));
+          // Documents still unloading unsubscribe from Redis as they go: let them, before the extension closes its clients.
+          await Promise.allSettled([...app.hocuspocus.unloadingDocuments.values()]);
           await app.hocuspocus.hooks('onDestroy', { instance: app.hocuspocus });
         }),
       );

@@ -1,4 +1,4 @@
-import type { OwnedData } from '../../platform/owned-data.js';
+import { ownedDataOfRepo, type OwnedData } from '../../platform/owned-data.js';
 import type { LiveStateRepo } from './repo.js';
 
 /**
@@ -7,20 +7,10 @@ import type { LiveStateRepo } from './repo.js';
  * erasure has nothing of it to take.
  */
 export function liveStateOwnedData(repo: LiveStateRepo): OwnedData {
-  return {
-    name: 'live-state',
-    models: ['LiveStateData'],
-    async moveDocument(from, to) {
-      await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
-    },
-    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
-    },
-    async deleteOrganization({ apiKeyId, organizationId }) {
-      await repo.deleteOrganization(apiKeyId, organizationId);
-    },
-    async eraseUser() {
-      // Nothing keyed by a user.
-    },
-  };
+  return ownedDataOfRepo('live-state', ['LiveStateData'], {
+    moveDocument: (apiKeyId, organizationId, from, to) => repo.moveDocument(apiKeyId, organizationId, from, to),
+    deleteDocuments: repo.deleteDocuments,
+    deleteOrganization: repo.deleteOrganization,
+    deleteByUser: async () => undefined,
+  });
 }
