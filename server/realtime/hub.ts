@@ -230,7 +230,6 @@ export function createRealtimeHub(deps: {
       clock: deps.clock,
       log,
       options: { retryDelayMs: options.saveRetryDelayMs, maxRetryDelayMs: 30_000 },
-      mergeStored: options.redisUrl !== undefined,
       onGone: (name) => hocuspocus.closeConnections(name),
     });
     const extensions: Extension[] = [persistence.extension, authExtension(apiKeyId)];
@@ -306,7 +305,7 @@ export function createRealtimeHub(deps: {
         await deps.uow.run(async () => {
           const held = await deps.accessRepo.holdDocuments(apiKeyId, organizationId, [movedTo]);
           if (!held.has(movedTo)) return;
-          const stored = await deps.crdtRepo.find(apiKeyId, target);
+          const stored = await deps.crdtRepo.lockedRow(apiKeyId, target, { at: BigInt(deps.clock.nowMs()) });
           await deps.crdtRepo.save(apiKeyId, target, {
             state: stored ? Y.mergeUpdates([stored.state, unsaved]) : unsaved,
             at: BigInt(deps.clock.nowMs()),

@@ -61,12 +61,6 @@ export function createPersistence(deps: {
   clock: Clock;
   log: Logger;
   options: SaveOptions;
-  /**
-   * Several processes hold the document (REDIS_URL): each save merges the
-   * stored state with its own, so no process overwrites edits that reached
-   * another process but not yet this one.
-   */
-  mergeStored: boolean;
   /** Called when a save finds the document gone, to close its connections. */
   onGone(documentName: string): void;
 }) {
@@ -105,8 +99,10 @@ export function createPersistence(deps: {
     const version = state.version;
     const editor = state.editor;
     const at = deps.clock.nowMs();
+    // The stored state is locked and merged, not overwritten: REST writes store their change before the
+    // live document receives it, and other processes (REDIS_URL) save edits this one may not have yet.
+    const stored = (await deps.repo.lockedRow(deps.apiKeyId, key, { at: BigInt(at) }))?.state;
     const own = Y.encodeStateAsUpdate(document);
-    const stored = deps.mergeStored ? (await deps.repo.lockedRow(deps.apiKeyId, key, { at: BigInt(at) }))?.state : undefined;
     const row = await deps.repo.save(deps.apiKeyId, key, {
       state: stored ? Y.mergeUpdates([stored, own]) : own,
       at: BigInt(at),

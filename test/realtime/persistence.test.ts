@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-function setUp(failures: number, mergeStored = false) {
+function setUp(failures: number) {
   const { db, uow } = server.running.database;
   const real = createCrdtRepo(db);
   const seen = { failed: 0, loadedWhileFailing: [] as boolean[], errors: [] as string[] };
@@ -51,7 +51,6 @@ function setUp(failures: number, mergeStored = false) {
     clock: server.running.services.clock,
     log,
     options: { retryDelayMs: 1, maxRetryDelayMs: 4 },
-    mergeStored,
     onGone: (name) => hocuspocus.closeConnections(name),
   });
   const hocuspocus = new Hocuspocus({ quiet: true, debounce: 0, extensions: [persistence.extension] });
@@ -75,9 +74,9 @@ describe('saving a collaborative document', () => {
     expect(hocuspocus.documents.size).toBe(0);
   });
 
-  it('with several processes, each save merges with the stored state: neither overwrites edits only the other had', async () => {
-    const a = setUp(0, true);
-    const b = setUp(0, true);
+  it('each save merges with the stored state: two copies (processes, or a REST write and a save) never overwrite edits only the other had', async () => {
+    const a = setUp(0);
+    const b = setUp(0);
     const name = documentNameOf({ organizationId: ORG, documentId: 'd1', editorId: 'shared' });
     const onA = await a.hocuspocus.openDirectConnection(name, {});
     const onB = await b.hocuspocus.openDirectConnection(name, {});

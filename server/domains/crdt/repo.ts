@@ -10,6 +10,7 @@ export interface CrdtRow {
   editorId: string;
   state: Uint8Array;
   restBase: Uint8Array | null;
+  restClientId: bigint | null;
   type: string | null;
   contentKey: string | null;
   updatedByUserId: string | null;
@@ -86,11 +87,13 @@ export function createCrdtRepo(db: Db) {
         meta?: { type: string | null; contentKey: string | null };
         /** undefined leaves it; null clears it. */
         restBase?: Uint8Array | null;
+        restClientId?: number;
       },
     ): Promise<CrdtRow> {
       const state = new Uint8Array(change.state);
       const meta = {
         ...change.meta,
+        ...(change.restClientId !== undefined ? { restClientId: BigInt(change.restClientId) } : {}),
         ...(change.restBase !== undefined ? { restBase: change.restBase === null ? null : new Uint8Array(change.restBase) } : {}),
       };
       return await db.crdtDocument.upsert({

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import type { TUserRef } from '../../../contract/common/content.js';
-import { documentNameOf, type EditorKey } from '../../../contract/crdt/document-name.js';
+import type { EditorKey } from '../../../contract/crdt/document-name.js';
 import { DEFAULT_CONTENT_KEY, type TCrdtData, type TCrdtType, type TCrdtWriteData } from '../../../contract/crdt/crdt-data.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js';
@@ -34,12 +34,15 @@ function docFrom(...updates: Uint8Array[]): Y.Doc {
 }
 
 /**
- * One Yjs client ID for every REST change of an editor's document: a fresh
- * ID per change would add an entry to the document's state vector with each
- * change, for ever (about 31 bytes and some work on every later change).
+ * One Yjs client ID for the REST changes of an editor's row: a fresh ID per
+ * change would add an entry to the document's state vector with each change,
+ * for ever (about 31 bytes and some work on every later change). Drawn at
+ * random with the row's first REST change and kept with the row, never
+ * derived from the editor's name: a row deleted and created again under the
+ * same name gets a new ID, since clients may still hold the old row's changes.
  */
-function restClientId(apiKeyId: string, key: EditorKey): number {
-  return createHash('sha256').update(`rest\u0000${apiKeyId}\u0000${documentNameOf(key)}`).digest().readUInt32BE(0);
+function restClientIdOf(row: CrdtRow | null): number {
+  return row?.restClientId != null ? Number(row.restClientId) : randomBytes(4).readUInt32BE(0);
 }
 
 /**
@@ -103,10 +106,17 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
   async function store(
     app: Caller,
     key: EditorKey,
-    change: { state: Uint8Array; restBase: Uint8Array | null; meta?: { type: TCrdtType | null; contentKey: string | null } },
+    change: { state: Uint8Array; restBase: Uint8Array | null; restClientId: number; meta?: { type: TCrdtType | null; contentKey: string | null } },
   ) {
     const at = deps.clock.nowMs();
-    const row = await repo.save(app.apiKeyId, key, { state: change.state, restBase: change.restBase, at: BigInt(at), updatedByUserId: null, ...(change.meta ? { meta: change.meta } : {}) });
+    const row = await repo.save(app.apiKeyId, key, {
+      state: change.state,
+      restBase: change.restBase,
+      restClientId: change.restClientId,
+      at: BigInt(at),
+      updatedByUserId: null,
+      ...(change.meta ? { meta: change.meta } : {}),
+    });
     await deps.events.publish({
       type: 'crdt.update_data',
       apiKeyId: app.apiKeyId,
@@ -134,10 +144,11 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
           if (row?.type) throw alreadyExists(`CRDT data of ${describe(key)} already exists`);
           // The content as it is now, unsaved client edits included (for a document clients created): Add makes it equal `data`.
           const stored = row?.state ?? Y.encodeStateAsUpdate(new Y.Doc());
-          const doc = restDoc(stored, restClientId(app.apiKeyId, key), stored, Y.encodeStateAsUpdate(document));
+          const restClientId = restClientIdOf(row);
+          const doc = restDoc(stored, restClientId, stored, Y.encodeStateAsUpdate(document));
           const { update } = changeOf(doc, (d) => writeValue(d, input.type, contentKey, input.data));
           const state = Y.encodeStateAsUpdate(doc);
-          await store(app, key, { state, restBase: state, meta: { type: input.type, contentKey } });
+          await store(app, key, { state, restBase: state, restClientId, meta: { type: input.type, contentKey } });
           live.applyAfterCommit(update);
         }),
       );
@@ -156,10 +167,11 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
               `CRDT data of ${describe(key)} is a ${row.type} under contentKey "${row.contentKey}"; Update CRDT Data keeps both (delete the data to store another type)`,
             );
           }
-          const base = restDoc(row.state, restClientId(app.apiKeyId, key), row.restBase ?? row.state);
+          const restClientId = restClientIdOf(row);
+          const base = restDoc(row.state, restClientId, row.restBase ?? row.state);
           const { changed, update } = changeOf(base, (d) => writeValue(d, input.type, contentKey, input.data));
           if (!changed) return;
-          await store(app, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base) });
+          await store(app, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base), restClientId });
           live.applyAfterCommit(update);
         }),
       );
@@ -193,12 +205,13 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       await hub.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
           const row = withData(await lockedRow(app, key), key);
-          const doc = restDoc(row.state, restClientId(app.apiKeyId, key), row.state, Y.encodeStateAsUpdate(document));
+          const restClientId = restClientIdOf(row);
+          const doc = restDoc(row.state, restClientId, row.state, Y.encodeStateAsUpdate(document));
           const { update } = changeOf(doc, (d) => {
             clearValue(d, row.type, row.contentKey);
             return true;
           });
-          await store(app, key, { state: Y.encodeStateAsUpdate(doc), restBase: null, meta: { type: null, contentKey: null } });
+          await store(app, key, { state: Y.encodeStateAsUpdate(doc), restBase: null, restClientId, meta: { type: null, contentKey: null } });
           live.applyAfterCommit(update);
         }),
       );

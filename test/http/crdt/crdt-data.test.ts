@@ -184,12 +184,19 @@ describe('CRDT data and the document it belongs to', () => {
     await expectCollabError(client.crdt.getCrdtData({ ...key, documentId: 'doc-2' }), 'NOT_FOUND');
   });
 
-  it('goes with its document', async () => {
-    await client.crdt.addCrdtData({ ...key, documentId: 'doc-3', type: 'text', data: 'doomed' });
+  it('goes with its document; a document created again under the same ID writes with another Yjs client ID', async () => {
+    const k = { ...key, documentId: 'doc-3' };
+    const restClientId = async () => (await server.running.database.db.crdtDocument.findFirstOrThrow({ where: { apiKeyId: appId, documentId: 'doc-3', editorId: k.editorId } })).restClientId;
+    await client.crdt.addCrdtData({ ...k, type: 'text', data: 'doomed' });
+    const before = await restClientId();
     await client.organizations.deleteDocument({ organizationId: ORG, documentId: 'doc-3' });
     expect(await server.running.database.db.crdtDocument.count({ where: { apiKeyId: appId, documentId: 'doc-3' } })).toBe(0);
     await client.organizations.addDocument({ organizationId: ORG, documentId: 'doc-3' });
-    await expectCollabError(client.crdt.getCrdtData({ ...key, documentId: 'doc-3' }), 'NOT_FOUND');
+    await expectCollabError(client.crdt.getCrdtData(k), 'NOT_FOUND');
+    // Clients may still hold the old document's changes: reusing its client ID (and clocks) would split the document.
+    await client.crdt.addCrdtData({ ...k, type: 'text', data: 'reborn' });
+    expect(before).not.toBeNull();
+    expect(await restClientId()).not.toBe(before);
   });
 });
 

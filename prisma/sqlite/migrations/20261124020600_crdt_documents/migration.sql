@@ -6,6 +6,7 @@ CREATE TABLE "CrdtDocument" (
     "editorId" TEXT NOT NULL,
     "state" BLOB NOT NULL,
     "restBase" BLOB,
+    "restClientId" BIGINT,
     "type" TEXT,
     "contentKey" TEXT,
     "updatedByUserId" TEXT,

@@ -6,6 +6,7 @@ CREATE TABLE "CrdtDocument" (
     "editorId" TEXT NOT NULL,
     "state" BYTEA NOT NULL,
     "restBase" BYTEA,
+    "restClientId" BIGINT,
     "type" TEXT,
     "contentKey" TEXT,
     "updatedByUserId" TEXT,
