@@ -37,10 +37,18 @@ export function createConnectionAccess(deps: {
 
   return {
     usesPermissionProvider: deps.usesPermissionProvider,
-    /** Roles of several users of one document (one batch of queries), keyed by user ID. */
-    async rolesOf(apiKeyId: string, key: EditorKey, users: { userId: string; claims: UserTokenClaims }[]): Promise<Map<string, LiveRole | null>> {
+    /**
+     * Roles of several users of one document (one batch of queries), keyed by
+     * user ID. `viaProvider` when the caller already asked usesPermissionProvider.
+     */
+    async rolesOf(
+      apiKeyId: string,
+      key: EditorKey,
+      users: { userId: string; claims: UserTokenClaims }[],
+      viaProvider?: boolean,
+    ): Promise<Map<string, LiveRole | null>> {
       const roles = new Map<string, LiveRole | null>();
-      if (await deps.usesPermissionProvider(apiKeyId)) {
+      if (viaProvider ?? (await deps.usesPermissionProvider(apiKeyId))) {
         for (const user of users) roles.set(user.userId, fromToken(user.claims, key));
         return roles;
       }

@@ -174,9 +174,10 @@ export function createRealtimeHub(deps: {
         claims = await claimsFor(apiKeyId, token);
       }
       const userId = claims.user.userId;
-      const role = (await deps.access.rolesOf(apiKeyId, key, [{ userId, claims }])).get(userId) ?? null;
+      const viaProvider = await deps.access.usesPermissionProvider(apiKeyId);
+      const role = (await deps.access.rolesOf(apiKeyId, key, [{ userId, claims }], viaProvider)).get(userId) ?? null;
       if (role === null) throw refusal('permission-denied');
-      if (await deps.access.usesPermissionProvider(apiKeyId)) {
+      if (viaProvider) {
         // The provider granted it, but no grant created the organization and document here: a client app creates
         // them by opening them (as with comments), so that its edits can be saved.
         await deps.uow.run(async () => {

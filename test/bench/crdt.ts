@@ -7,10 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { documentNameOf, type EditorKey } from '../../contract/crdt/document-name.js';
-import { connectEditor, liveUrl, type LiveEditor } from '../helpers/live-client.js';
+import { connectEditor, liveUrl, NodeWebSocket, type LiveEditor } from '../helpers/live-client.js';
 import { serviceHeaders, type BenchContext, type Figure, type Measured, type Scenario } from './scenarios.js';
 
 const ORG = 'bench-crdt-org';
@@ -291,7 +290,7 @@ async function openWithProviders(url: string, token: string, deadline: number, o
   for (let i = 0; i < RSS_DOCUMENTS; i++) {
     if (i % PROVIDERS_PER_SOCKET === 0) {
       // WebSocketPolyfill reaches the socket (Node 20 has no global WebSocket); the type leaves it out.
-      socket = new HocuspocusProviderWebsocket({ url: liveUrl(url), WebSocketPolyfill: WebSocket } as ConstructorParameters<typeof HocuspocusProviderWebsocket>[0]);
+      socket = new HocuspocusProviderWebsocket({ url: liveUrl(url), WebSocketPolyfill: NodeWebSocket } as ConstructorParameters<typeof HocuspocusProviderWebsocket>[0]);
       opened.sockets.push(socket);
     }
     const provider = new HocuspocusProvider({ websocketProvider: socket!, name: documentNameOf(rssKey(i)), document: new Y.Doc(), token });

@@ -22,7 +22,7 @@ export interface LiveEditor {
  * does not, and the provider relies on that when it retries or is destroyed
  * mid-connect. Close such a socket once it opens instead.
  */
-class NodeWebSocket extends WebSocket {
+export class NodeWebSocket extends WebSocket {
   override close(code?: number, reason?: string | Buffer): void {
     if (this.readyState === WebSocket.CONNECTING) {
       this.on('error', () => undefined);
