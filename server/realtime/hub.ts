@@ -161,7 +161,7 @@ export function createRealtimeHub(deps: {
   }
 
   function authExtension(apiKeyId: string): Extension {
-    async function authenticate(token: string, documentName: string, routed: RoutedContext['routed']): Promise<Omit<LiveContext, 'role'> & { role: LiveRole }> {
+    async function authenticate(token: string, documentName: string, routed: RoutedContext['routed']): Promise<LiveContext> {
       if (closed) throw refusal('server-shutting-down');
       const key = editorKeyOf(documentName);
       if (!key) throw refusal('invalid-document-name');

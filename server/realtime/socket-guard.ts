@@ -20,10 +20,11 @@ export interface SocketGuard {
   disconnected(documentName: string): void;
 }
 
-export function readHeader(data: Uint8Array): { documentName: string; type: number } | null {
+/** `<documentName> <type>` at the start of every Hocuspocus message, and the decoder positioned after them; null when malformed. */
+export function readHeader(data: Uint8Array): { documentName: string; type: number; decoder: decoding.Decoder } | null {
   try {
     const decoder = decoding.createDecoder(data);
-    return { documentName: decoding.readVarString(decoder), type: decoding.readVarUint(decoder) };
+    return { documentName: decoding.readVarString(decoder), type: decoding.readVarUint(decoder), decoder };
   } catch {
     return null;
   }

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { OutgoingMessage } from '@hocuspocus/server';
 import * as decoding from 'lib0/decoding';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { AUTH_MESSAGE, bytesOf } from './socket-guard.js';
+import { AUTH_MESSAGE, bytesOf, readHeader } from './socket-guard.js';
 
 export interface FirstAuth {
   documentName: string;
@@ -19,12 +19,11 @@ export type Route = { accept(ws: WebSocket, request: IncomingMessage, replay: Ra
 
 /** Reads `<documentName> AUTH <subtype> <token>`; null for anything else. */
 function readAuth(data: Uint8Array): FirstAuth | null {
+  const header = readHeader(data);
+  if (!header || header.type !== AUTH_MESSAGE) return null;
   try {
-    const decoder = decoding.createDecoder(data);
-    const documentName = decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) !== AUTH_MESSAGE) return null;
-    decoding.readVarUint(decoder);
-    return { documentName, token: decoding.readVarString(decoder) };
+    decoding.readVarUint(header.decoder);
+    return { documentName: header.documentName, token: decoding.readVarString(header.decoder) };
   } catch {
     return null;
   }
