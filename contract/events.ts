@@ -35,6 +35,15 @@ export const EVENT_PAYLOADS = {
     lastUpdated: ZTimestampMs,
     updatedBy: ZUserRef.nullable().describe('The last user whose edit this save contains; null for REST writes.'),
   }),
+  // Emitted by webhook delivery when every try of a message to an endpoint failed. Delivered like any
+  // event, except to the endpoint it is about; its own exhaustion emits nothing (no loops).
+  'message.attempt.exhausted': z.object({
+    endpointId: z.string(),
+    messageId: z.string().describe('The message that could not be delivered (its webhook-id).'),
+    eventType: z.string(),
+    attempts: z.number().int(),
+    lastResponseStatusCode: z.number().int().nullable().describe('null when the last try got no answer.'),
+  }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

@@ -23,6 +23,7 @@ export interface Config {
    * tests, which drive jobs themselves, or for processes that only serve HTTP.
    */
   jobPollMs: number;
+  webhooks: WebhookConfig;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -33,6 +34,22 @@ export interface Config {
     /** A WebSocket that has no authenticated document for this long is closed. */
     authTimeoutMs: number;
   };
+}
+
+/** Outbound webhook delivery (see server/domains/webhooks/dispatcher.ts and the README). */
+export interface WebhookConfig {
+  /** The retry schedule's delays are multiplied by this (1 = the documented schedule; tests and staging use less). */
+  retryScale: number;
+  /** A try without a complete answer within this fails. */
+  timeoutMs: number;
+  /** Deliveries in flight per process. */
+  concurrency: number;
+  /** Deliveries in flight per endpoint per process, so one slow endpoint cannot take every slot. */
+  perEndpointConcurrency: number;
+  /** How often this process looks for due deliveries (it also wakes when a change creates messages); 0 = only when asked (tests). */
+  pollMs: number;
+  /** Messages (with their attempts) and domain events are kept this long. */
+  retentionDays: number;
 }
 
 /**
@@ -104,6 +121,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
     },
     jobPollMs: intFrom(env, 'JOB_POLL_INTERVAL_MS', 1000, 0),
+    webhooks: {
+      retryScale: numberFrom(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000),
+      timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 300_000),
+      concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+      perEndpointConcurrency: intFrom(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1, 10_000),
+      pollMs: intFrom(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 3_600_000),
+      retentionDays: intFrom(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
+    },
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
@@ -142,6 +167,16 @@ function checkedProvider(databaseUrl: string): Provider {
     }
   }
   return provider;
+}
+
+function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {

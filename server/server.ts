@@ -97,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const http = server;
   const ready = services;
   ready.jobs.start();
+  ready.webhookDispatcher.start();
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -124,6 +125,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
         await ready.jobs.stop();
+        await ready.webhookDispatcher.stop();
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;

@@ -53,6 +53,10 @@ import { presenceOwnedData } from './domains/presence/owned-data.js';
 import { createPresenceRepo } from './domains/presence/repo.js';
 import { createPresenceService } from './domains/presence/service.js';
 import { localPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
+import { createWebhookDispatcher } from './domains/webhooks/dispatcher.js';
+import { createWebhookMessages } from './domains/webhooks/messages.js';
+import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
+import { createWebhookSettings } from './domains/webhooks/settings.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
@@ -86,8 +90,9 @@ export function createServices(deps: CoreDeps) {
   const features = createFeatureGate(accountsRepo);
   const accounts = createAccountsService({ repo: accountsRepo, uow, sealer, now: clock.now, unverifiedKeyGraceDays: config.unverifiedKeyGraceDays });
   const provider = createPermissionProviderClient({ allowPrivateUrls: config.allowPrivateUrls, log: logger, now: clock.nowMs });
+  const settingsRepo = createSettingsRepo(db);
   const workspaceConfig = createWorkspaceConfigService({
-    repo: createSettingsRepo(db),
+    repo: settingsRepo,
     sealer,
     allowPrivateUrls: config.allowPrivateUrls,
     log: logger,
@@ -168,7 +173,36 @@ export function createServices(deps: CoreDeps) {
   const connectedUsers = createConnectedUsers({ hub: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
   const presence = createPresenceService({ repo: presenceRepo, accessRepo, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
 
+  // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
+  // matching endpoint (a projection, so in the event's transaction), delivered by this process's dispatcher.
+  const webhookSettings = createWebhookSettings(settingsRepo);
+  const webhookDispatcher = createWebhookDispatcher({
+    db,
+    uow,
+    ids,
+    clock,
+    log: logger,
+    events,
+    sealer,
+    allowPrivateUrls: config.allowPrivateUrls,
+    options: config.webhooks,
+  });
+  const webhookMessages = createWebhookMessages({
+    db,
+    uow,
+    ids,
+    clock,
+    settings: webhookSettings,
+    apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
+    wake: () => webhookDispatcher.wake(),
+  });
+  events.project('*', 'webhooks', webhookMessages.projection);
+  owned.register(webhooksOwnedData(db));
+
   return {
+    webhookSettings,
+    webhookDispatcher,
+    webhookMessages,
     realtime,
     crdt,
     liveState,

@@ -1,8 +1,8 @@
 import type { EventType } from '../events.js';
 import type { TFeatureType } from './schemas.js';
 
-/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again. */
-export type ProjectedEventType = Exclude<EventType, 'activity.add'>;
+/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again, and webhook delivery reports are not activity. */
+export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted'>;
 
 /**
  * Which activity config trigger governs each domain event, as

@@ -13,6 +13,21 @@ export const ZActivityServiceConfig = named('ActivityServiceConfig', z.object({
 }));
 export type TActivityServiceConfig = z.infer<typeof ZActivityServiceConfig>;
 
+/**
+ * What enabling email seeds on a config without triggers (the States table):
+ * the standard comment triggers and all huddle triggers. This service has no
+ * huddle feature yet, so the huddle keys are stored but never fire.
+ */
+export const EMAIL_DEFAULT_TRIGGERS: Readonly<Record<string, boolean>> = {
+  'comment_annotation.add': true,
+  'comment.add': true,
+  'comment_annotation.status_change': true,
+  'comment_annotation.assign': true,
+  'comment_annotation.priority_change': true,
+  'huddle.create': true,
+  'huddle.join': true,
+};
+
 export const ZEmailServiceType = named('EmailServiceType', z.enum(['default', 'thirdparty', 'custom']));
 
 export const ZEmailServiceConfig = named('EmailServiceConfig', z.object({

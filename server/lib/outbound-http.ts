@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from './app-error.js';
@@ -194,12 +194,26 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
-export interface PostJsonOptions {
+export interface PostBytesOptions {
   headers?: Record<string, string>;
   /** Covers connecting, sending and receiving the whole response. */
   timeoutMs: number;
   allowPrivate: boolean;
+  /**
+   * A response body longer than this fails with `too_large`, unless
+   * `truncateResponse` is set: then the rest is dropped and the answer stands.
+   */
   maxResponseBytes?: number;
+  truncateResponse?: boolean;
+  /** Reuse connections (see guardedAgent). Without, each request opens its own connection. */
+  agents?: { http: Agent; https: HttpsAgent };
+}
+
+export interface PostBytesResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as UTF-8 text (cut at maxResponseBytes when truncateResponse is set). */
+  text: string;
 }
 
 export interface PostJsonResult {
@@ -209,13 +223,43 @@ export interface PostJsonResult {
   text: string;
 }
 
+export type PostJsonOptions = Omit<PostBytesOptions, 'truncateResponse' | 'agents'>;
+
+/**
+ * A keep-alive connection pool for customer URLs. A pooled connection was
+ * checked by the guarded lookup when it was opened, so reusing it cannot
+ * reach an address the guard refuses; new connections are checked again.
+ * One pool per allowPrivate setting (a process has one).
+ */
+export function guardedAgent(options: { maxSockets: number }): { http: Agent; https: HttpsAgent } {
+  const common = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: Math.min(options.maxSockets, 256), scheduling: 'lifo' as const };
+  return { http: new Agent(common), https: new HttpsAgent(common) };
+}
+
 /**
  * POSTs JSON to a customer-configured URL. Never follows redirects: a redirect
  * is returned as its 3xx status, since following it would bypass the checks.
  * Rejects with OutboundError only.
  */
-export function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<PostJsonResult> {
-  return new Promise<PostJsonResult>((resolve, reject) => {
+export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<PostJsonResult> {
+  const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
+  const result = await postBytes(url, payload, { ...options, headers: { ...options.headers, accept: 'application/json' } });
+  let parsed: unknown;
+  try {
+    parsed = result.text === '' ? undefined : JSON.parse(result.text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: result.status, body: parsed, text: result.text };
+}
+
+/**
+ * POSTs exactly `payload` (sent as application/json) to a customer-configured
+ * URL, through the address guard: an IP literal is checked here, a host name
+ * at connect time. Never follows redirects. Rejects with OutboundError only.
+ */
+export function postBytes(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
+  return new Promise<PostBytesResult>((resolve, reject) => {
     let target: ParsedTarget;
     try {
       target = parseTarget(url);
@@ -229,9 +273,10 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
       return;
     }
 
-    const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
     const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const https = target.url.protocol === 'https:';
+    const send = https ? httpsRequest : httpRequest;
+    const pooled = options.agents === undefined ? undefined : https ? options.agents.https : options.agents.http;
 
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -246,16 +291,15 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
 
     try {
       req = send(target.url, {
-      method: 'POST',
+        method: 'POST',
         headers: {
           ...options.headers,
           'content-type': 'application/json',
           'content-length': String(payload.length),
-          accept: 'application/json',
         },
-        // A fresh connection per request: a pooled socket would skip the
-        // connect-time lookup and could outlive a change of allowPrivate.
-        agent: false,
+        // Without a pool, a fresh connection per request: a pooled socket
+        // would skip the connect-time lookup of a later request.
+        agent: pooled ?? false,
         ...(options.allowPrivate ? {} : { lookup: guardedLookup as never }),
       });
     } catch (error) {
@@ -278,17 +322,30 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
 
     req.on('response', (res: IncomingMessage) => {
       const tooLarge = () => new OutboundError('too_large', `response body exceeds ${maxBytes} bytes`);
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8').slice(0, options.truncateResponse ? maxBytes : undefined) });
+      };
       const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
+      if (!options.truncateResponse && Number.isFinite(declared) && declared > maxBytes) {
         res.destroy();
         fail(tooLarge());
         return;
       }
-      const chunks: Buffer[] = [];
-      let received = 0;
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > maxBytes) {
+          if (options.truncateResponse) {
+            chunks.push(chunk.subarray(0, chunk.length - (received - maxBytes)));
+            // The answer is known; the rest is not worth reading (the socket is not reused).
+            finish();
+            res.destroy();
+            return;
+          }
           res.destroy();
           fail(tooLarge());
           return;
@@ -301,19 +358,7 @@ export function postJson(url: string, body: unknown, options: PostJsonOptions): 
       res.on('close', () => {
         if (!res.complete) fail(new OutboundError('network', 'response was cut off'));
       });
-      res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, text });
-      });
+      res.on('end', finish);
     });
 
     req.end(payload);

@@ -4,7 +4,7 @@ import type { OwnedData } from './owned-data.js';
 const ERASE_BATCH = 500;
 
 /** Whether a JSON value holds a user object of `userId` anywhere. */
-function namesUser(value: unknown, userId: string): boolean {
+export function namesUser(value: unknown, userId: string): boolean {
   if (Array.isArray(value)) return value.some((item) => namesUser(item, userId));
   if (value === null || typeof value !== 'object') return false;
   const object = value as Record<string, unknown>;

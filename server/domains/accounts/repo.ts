@@ -9,7 +9,7 @@ export function createAccountsRepo(db: Db) {
   return {
     async createWorkspace(input: {
       workspace: { id: string; name: string; ownerEmail: string; authTokenDigest: string };
-      apiKey: { id: string; keyDigest: string; keyHint: string; name: string };
+      apiKey: { id: string; keyDigest: string; keyHint: string; keySealed: string; name: string };
       authToken: { id: string; tokenDigest: string; tokenSealed: string; name: string };
     }) {
       // Three rows: the service runs this inside its unit of work.
@@ -38,8 +38,8 @@ export function createAccountsRepo(db: Db) {
      */
     async findAuthTokenByDigest(tokenDigest: string) {
       const rows = await db.$queryRaw<
-        Array<{ apiKeyId: string; keyDigest: string; expiredAt: Date | null; createdAt: Date; workspaceId: string; emailVerified: boolean | number }>
-      >`SELECT k."id" AS "apiKeyId", k."keyDigest", k."expiredAt", k."createdAt", w."id" AS "workspaceId", w."emailVerified"
+        Array<{ apiKeyId: string; keyDigest: string; keySealed: string | null; expiredAt: Date | null; createdAt: Date; workspaceId: string; emailVerified: boolean | number }>
+      >`SELECT k."id" AS "apiKeyId", k."keyDigest", k."keySealed", k."expiredAt", k."createdAt", w."id" AS "workspaceId", w."emailVerified"
         FROM "AuthToken" t JOIN "ApiKey" k ON k."id" = t."apiKeyId" JOIN "Workspace" w ON w."id" = k."workspaceId"
         WHERE t."tokenDigest" = ${tokenDigest}`;
       const row = rows[0];
@@ -48,11 +48,22 @@ export function createAccountsRepo(db: Db) {
         apiKey: {
           id: row.apiKeyId,
           keyDigest: row.keyDigest,
+          hasSealedKey: row.keySealed !== null,
           expiredAt: row.expiredAt,
           createdAt: row.createdAt,
           workspace: { id: row.workspaceId, emailVerified: Boolean(row.emailVerified) },
         },
       };
+    },
+
+    /** Keeps a key created before keys were kept sealed (only while none is stored). */
+    storeSealedKey(id: string, keySealed: string) {
+      return db.apiKey.updateMany({ where: { id, keySealed: null }, data: { keySealed } });
+    },
+
+    async sealedKeyOf(id: string): Promise<string | null> {
+      const row = await db.apiKey.findUnique({ where: { id }, select: { keySealed: true } });
+      return row?.keySealed ?? null;
     },
 
     markApiKeyExpired(id: string, at: Date) {

@@ -30,6 +30,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 // A digest no real credential has, compared against when a lookup misses so a
 // miss costs the same as a hit.
 const MISS_DIGEST = digest(randomBytes(32).toString('hex'));
+/** Opened API keys remembered for webhook payloads; a bound on memory, not a cache policy that matters. */
+const OPENED_KEYS_MAX = 10_000;
 
 export function createAccountsService(deps: AccountsDeps) {
   const { repo, sealer } = deps;
@@ -46,6 +48,8 @@ export function createAccountsService(deps: AccountsDeps) {
     return { token, row: { id: randomId('tok'), apiKeyId, tokenDigest: digest(token), tokenSealed: sealer.seal(token), name } };
   }
 
+  const openedKeys = new Map<string, string>();
+
   return {
     async createWorkspace(input: { ownerEmail: string; name?: string }) {
       const ownerEmail = normalizeEmail(input.ownerEmail);
@@ -58,7 +62,7 @@ export function createAccountsService(deps: AccountsDeps) {
         await deps.uow.run(() =>
           repo.createWorkspace({
             workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken) },
-            apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), name: 'default' },
+            apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), keySealed: sealer.seal(apiKey), name: 'default' },
             authToken: row,
           }),
         );
@@ -175,7 +179,24 @@ export function createAccountsService(deps: AccountsDeps) {
         await repo.markApiKeyExpired(key.id, now());
         throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
       }
+      if (!key.hasSealedKey) await repo.storeSealedKey(key.id, sealer.seal(apiKey));
       return { workspaceId: key.workspace.id, apiKeyId: key.id };
+    },
+
+    /**
+     * The API key itself, for webhook payloads (metadata.apiKey); '' for a key
+     * created before keys were kept and not used since. Keys never change, so
+     * an opened key is remembered.
+     */
+    async apiKeyOf(apiKeyId: string): Promise<string> {
+      const known = openedKeys.get(apiKeyId);
+      if (known !== undefined) return known;
+      const sealed = await repo.sealedKeyOf(apiKeyId);
+      if (sealed === null) return '';
+      const key = sealer.open(sealed);
+      if (openedKeys.size >= OPENED_KEYS_MAX) openedKeys.delete(openedKeys.keys().next().value!);
+      openedKeys.set(apiKeyId, key);
+      return key;
     },
 
     async authenticateWorkspace(workspaceId: string, workspaceAuthToken: string): Promise<{ workspaceId: string }> {

@@ -1,0 +1,138 @@
+import { EXHAUSTED_EVENT, eventChannels, eventParts, type TWebhookPayload } from '../../../contract/webhooks/payload.js';
+import type { Db } from '../../db/client.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Ids } from '../../lib/ids.js';
+import type { DomainEvent, Projection } from '../../platform/events.js';
+import type { WebhookSettings } from './settings.js';
+
+/** What the fan-out needs of an endpoint. */
+interface EndpointFilter {
+  id: string;
+  filterTypes: string | null;
+  channels: string | null;
+}
+
+/** Whether an endpoint takes a message of `type` on `channels` (absent filters mean all). */
+export function endpointWants(endpoint: EndpointFilter, type: string, channels: readonly string[]): boolean {
+  if (endpoint.filterTypes !== null && !(JSON.parse(endpoint.filterTypes) as string[]).includes(type)) return false;
+  if (endpoint.channels !== null) {
+    const wanted = JSON.parse(endpoint.channels) as string[];
+    if (!channels.some((channel) => wanted.includes(channel))) return false;
+  }
+  return true;
+}
+
+export interface NewMessage {
+  apiKeyId: string;
+  eventType: string;
+  eventId: string | null;
+  organizationId: string | null;
+  documentId: string | null;
+  data: Record<string, unknown>;
+  /** Unix ms. */
+  occurredAt: number;
+}
+
+/**
+ * Messages and their per-endpoint deliveries, written in the unit of work of
+ * the change that caused them: a change that rolls back sends nothing, and a
+ * committed one always has its deliveries (the dispatcher picks them up, woken
+ * after the commit or by its poll).
+ */
+export function createWebhookMessages(deps: {
+  db: Db;
+  uow: UnitOfWork;
+  ids: Ids;
+  clock: Clock;
+  settings: WebhookSettings;
+  apiKeyOf(apiKeyId: string): Promise<string>;
+  /** Called after a commit that created deliveries. */
+  wake(): void;
+}) {
+  const { db, ids, clock } = deps;
+
+  /** Writes the message with its exact body; returns its ID. */
+  async function writeMessage(input: NewMessage): Promise<string> {
+    const id = ids.next('msg');
+    const { source, actionType } = eventParts(input.eventType);
+    const payload: TWebhookPayload = {
+      event: input.eventType,
+      actionType,
+      source,
+      data: input.data,
+      webhookId: id,
+      timestamp: input.occurredAt,
+      metadata: { apiKey: await deps.apiKeyOf(input.apiKeyId), organizationId: input.organizationId, documentId: input.documentId },
+    };
+    await db.webhookMessage.create({
+      data: {
+        id,
+        apiKeyId: input.apiKeyId,
+        eventType: input.eventType,
+        eventId: input.eventId,
+        organizationId: input.organizationId,
+        documentId: input.documentId,
+        body: JSON.stringify(payload),
+        createdAt: BigInt(input.occurredAt),
+      },
+    });
+    return id;
+  }
+
+  async function addDeliveries(apiKeyId: string, messageId: string, endpointIds: readonly string[]): Promise<void> {
+    if (endpointIds.length === 0) return;
+    const now = BigInt(clock.nowMs());
+    await db.webhookDelivery.createMany({
+      data: endpointIds.map((endpointId) => ({
+        id: ids.next('dlv'),
+        apiKeyId,
+        messageId,
+        endpointId,
+        state: 'pending',
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    });
+    deps.uow.afterCommit(() => deps.wake());
+  }
+
+  /** The '*' projection: every event of an application with advanced webhooks on becomes one message. */
+  const projection: Projection = async (event: DomainEvent) => {
+    if (!(await deps.settings.isEnabled(event.apiKeyId))) return;
+    const data: Record<string, unknown> = { ...(event.payload as Record<string, unknown>) };
+    if (event.actor !== null) data.actionUser = event.actor;
+    const messageId = await writeMessage({
+      apiKeyId: event.apiKeyId,
+      eventType: event.type,
+      eventId: event.id,
+      organizationId: event.organizationId,
+      documentId: event.documentId,
+      data,
+      occurredAt: event.occurredAt,
+    });
+    const endpoints = await db.webhookEndpoint.findMany({
+      where: { apiKeyId: event.apiKeyId, disabled: false },
+      select: { id: true, filterTypes: true, channels: true },
+    });
+    const channels = eventChannels(event.organizationId, event.documentId);
+    // A report about an endpoint's failures is not sent to that endpoint: it could not take it either.
+    const about = event.type === EXHAUSTED_EVENT ? (event.payload as { endpointId: string }).endpointId : undefined;
+    const targets = endpoints.filter((endpoint) => endpoint.id !== about && endpointWants(endpoint, event.type, channels));
+    await addDeliveries(event.apiKeyId, messageId, targets.map((endpoint) => endpoint.id));
+  };
+
+  return {
+    projection,
+
+    /** A message for one endpoint only (Send Test Event); call inside a unit of work. */
+    async createForEndpoint(input: Omit<NewMessage, 'eventId' | 'organizationId' | 'documentId'> & { endpointId: string }): Promise<string> {
+      const messageId = await writeMessage({ ...input, eventId: null, organizationId: null, documentId: null });
+      await addDeliveries(input.apiKeyId, messageId, [input.endpointId]);
+      return messageId;
+    },
+  };
+}
+
+export type WebhookMessages = ReturnType<typeof createWebhookMessages>;
