@@ -39,6 +39,17 @@ import { getEmailVerificationStatus } from './workspace/get-email-verification-s
 import { getPermissionProviderConfig } from './workspace/get-permission-provider-config.js';
 import { updateActivityConfig } from './workspace/update-activity-config.js';
 import { updatePermissionProviderConfig } from './workspace/update-permission-provider-config.js';
+import { getAdvancedWebhookConfig, updateAdvancedWebhookConfig } from './webhooks/config.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoints,
+  getWebhookEndpointSecret,
+  rotateWebhookEndpointSecret,
+  sendWebhookTestEvent,
+  updateWebhookEndpoint,
+} from './webhooks/endpoints.js';
+import { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from './webhooks/messages.js';
 
 const c = initContract();
 
@@ -162,6 +173,21 @@ const presence = c.router({
     getPresence,
 });
 
+const webhooks = c.router({
+    getAdvancedWebhookConfig,
+    updateAdvancedWebhookConfig,
+    createWebhookEndpoint,
+    getWebhookEndpoints,
+    updateWebhookEndpoint,
+    deleteWebhookEndpoint,
+    getWebhookEndpointSecret,
+    rotateWebhookEndpointSecret,
+    sendWebhookTestEvent,
+    getWebhookMessages,
+    getWebhookAttempts,
+    resendWebhookMessage,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -177,9 +203,10 @@ export type Contract = {
   crdt: typeof crdt;
   liveState: typeof liveState;
   presence: typeof presence;
+  webhooks: typeof webhooks;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks });
 export * from './common/errors.js';
 export * from './common/envelope.js';

@@ -37,6 +37,7 @@ const TAGS: Record<keyof Contract, string> = {
   migrations: 'Document migration: a document and everything keyed to it move to a new ID, as a background job.',
   crdt: 'Collaborative editor (Yjs) data, read and written on the same live documents that clients edit over WebSocket at /crdt.',
   liveState: 'Live state: the latest value per liveStateDataId of a document, delivered to every client connected to it over WebSocket and kept for late joiners.',
+  webhooks: 'Advanced webhooks: endpoints that receive every event, signed the Standard Webhooks way, with retries, delivery history and resend.',
   presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
 };
 

@@ -19,6 +19,7 @@ import { presenceRouter } from './domains/presence/router.js';
 import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
+import { webhooksRouter } from './domains/webhooks/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): Express {
     crdt: crdtRouter(deps.services.crdt),
     liveState: liveStateRouter(deps.services.liveState),
     presence: presenceRouter(deps.services.presence),
+    webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

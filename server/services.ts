@@ -54,6 +54,8 @@ import { createPresenceRepo } from './domains/presence/repo.js';
 import { createPresenceService } from './domains/presence/service.js';
 import { localPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
 import { createWebhookDispatcher } from './domains/webhooks/dispatcher.js';
+import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
+import { createWebhookHistory } from './domains/webhooks/history.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
@@ -197,12 +199,27 @@ export function createServices(deps: CoreDeps) {
     wake: () => webhookDispatcher.wake(),
   });
   events.project('*', 'webhooks', webhookMessages.projection);
+  const webhookEndpoints = createWebhookEndpoints({
+    db,
+    uow,
+    ids,
+    clock,
+    sealer,
+    settings: webhookSettings,
+    messages: webhookMessages,
+    pageTokens,
+    allowPrivateUrls: config.allowPrivateUrls,
+    log: logger,
+  });
+  const webhookHistory = createWebhookHistory({ db, uow, clock, pageTokens, endpoints: webhookEndpoints, wake: () => webhookDispatcher.wake() });
   owned.register(webhooksOwnedData(db));
 
   return {
     webhookSettings,
     webhookDispatcher,
     webhookMessages,
+    webhookEndpoints,
+    webhookHistory,
     realtime,
     crdt,
     liveState,
