@@ -186,6 +186,7 @@ export function createServices(deps: CoreDeps) {
     log: logger,
     events,
     sealer,
+    apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     allowPrivateUrls: config.allowPrivateUrls,
     options: config.webhooks,
   });
@@ -195,7 +196,6 @@ export function createServices(deps: CoreDeps) {
     ids,
     clock,
     settings: webhookSettings,
-    apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     wake: () => webhookDispatcher.wake(),
   });
   events.project('*', 'webhooks', webhookMessages.projection);
@@ -211,7 +211,15 @@ export function createServices(deps: CoreDeps) {
     allowPrivateUrls: config.allowPrivateUrls,
     log: logger,
   });
-  const webhookHistory = createWebhookHistory({ db, uow, clock, pageTokens, endpoints: webhookEndpoints, wake: () => webhookDispatcher.wake() });
+  const webhookHistory = createWebhookHistory({
+    db,
+    uow,
+    clock,
+    pageTokens,
+    endpoints: webhookEndpoints,
+    apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
+    wake: () => webhookDispatcher.wake(),
+  });
   owned.register(webhooksOwnedData(db));
 
   return {

@@ -231,8 +231,9 @@ export type PostJsonOptions = Omit<PostBytesOptions, 'truncateResponse' | 'agent
  * reach an address the guard refuses; new connections are checked again.
  * One pool per allowPrivate setting (a process has one).
  */
-export function guardedAgent(options: { maxSockets: number }): { http: Agent; https: HttpsAgent } {
-  const common = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: Math.min(options.maxSockets, 256), scheduling: 'lifo' as const };
+export function guardedAgent(options: { maxSockets: number; idleMs: number }): { http: Agent; https: HttpsAgent } {
+  // `timeout` closes idle pooled sockets (Node destroys a free socket on its timeout); requests keep their own timer.
+  const common = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, timeout: options.idleMs, scheduling: 'lifo' as const };
   return { http: new Agent(common), https: new HttpsAgent(common) };
 }
 
@@ -258,7 +259,17 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
  * URL, through the address guard: an IP literal is checked here, a host name
  * at connect time. Never follows redirects. Rejects with OutboundError only.
  */
-export function postBytes(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
+export async function postBytes(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
+  try {
+    return await postBytesOnce(url, payload, options);
+  } catch (error) {
+    // A pooled connection the receiver closed just as we reused it: the request never got there, so once more on a fresh one.
+    if (error instanceof OutboundError && error.detail.reusedSocket === true) return postBytesOnce(url, payload, options);
+    throw error;
+  }
+}
+
+function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
   return new Promise<PostBytesResult>((resolve, reject) => {
     let target: ParsedTarget;
     try {
@@ -317,10 +328,14 @@ export function postBytes(url: string, payload: Buffer, options: PostBytesOption
         fail(error);
         return;
       }
-      fail(new OutboundError('network', 'could not connect, or the connection broke', { cause: error, detail: socketDetail(error) }));
+      // Only before any answer arrived: then the receiver cannot have acted on it.
+      const reusedSocket = req?.reusedSocket === true && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      fail(new OutboundError('network', 'could not connect, or the connection broke', { cause: error, detail: { ...socketDetail(error), reusedSocket } }));
     });
 
+    let answered = false;
     req.on('response', (res: IncomingMessage) => {
+      answered = true;
       const tooLarge = () => new OutboundError('too_large', `response body exceeds ${maxBytes} bytes`);
       const chunks: Buffer[] = [];
       let received = 0;

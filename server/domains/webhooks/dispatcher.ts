@@ -10,6 +10,7 @@ import type { Sealer } from '../../lib/crypto.js';
 import type { Ids } from '../../lib/ids.js';
 import { guardedAgent, OutboundError, postBytes, type PostBytesResult } from '../../lib/outbound-http.js';
 import type { EventBus } from '../../platform/events.js';
+import { withApiKey } from './messages.js';
 import { signatureHeader } from './secrets.js';
 
 /**
@@ -35,8 +36,16 @@ const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** Bytes of a receiver's answer read; the rest is dropped. */
 const RESPONSE_READ_BYTES = 4096;
 const USER_AGENT = 'Collab-Backend-Webhooks/1.0';
+/** A try starts only with at least its timeout plus this left on its lease. */
+const LEASE_MARGIN_MS = 2_000;
 /** Claim candidates looked at per free slot (other processes may take some). */
 const CANDIDATES_PER_SLOT = 2;
+/** Candidate queries per claim: each round leaves out the endpoints the previous one filled. */
+const CLAIM_ROUNDS = 4;
+/** Connection pools kept (one per endpoint recently delivered to). */
+const MAX_POOLS = 1000;
+/** An idle pooled connection is closed after this (receivers often close theirs at about 5 s). */
+const IDLE_SOCKET_MS = 4_000;
 const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 1000;
 
@@ -57,8 +66,13 @@ interface Claimed {
   id: string;
   endpointId: string;
   messageId: string;
+  /** Tries so far, this one included (counted when claimed, so a try that never gets recorded still counts). */
   attempts: number | bigint;
   manual: boolean | number;
+  generation: number | bigint;
+  /** This claim's lease token. */
+  leaseOwner: string;
+  claimedAt: number;
 }
 
 type Outcome =
@@ -84,6 +98,8 @@ export function createWebhookDispatcher(deps: {
   log: Logger;
   events: EventBus;
   sealer: Sealer;
+  /** The application's API key, for the payload's metadata.apiKey. */
+  apiKeyOf(apiKeyId: string): Promise<string>;
   allowPrivateUrls: boolean;
   options: WebhookConfig;
 }): WebhookDispatcher {
@@ -91,16 +107,45 @@ export function createWebhookDispatcher(deps: {
   const owner = `whd_${randomBytes(8).toString('hex')}`;
   const postgres = providerOfClient(db) === 'postgresql';
   const leaseMs = options.timeoutMs * 2 + 5_000;
-  const agents = guardedAgent({ maxSockets: Math.max(options.perEndpointConcurrency, 1) });
+  const pools = new Map<string, ReturnType<typeof guardedAgent>>(); // endpointId → its own connections
   const inFlight = new Map<string, number>(); // endpointId → tries running here
+  const inFlightIds = new Set<string>(); // delivery IDs running here
+  // Endpoints whose per-second budget is spent, until the given ms: left out of claims meanwhile.
+  const blockedUntil = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  let claims = 0;
   let total = 0;
   let started = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let pumping = false;
+  let pumping: Promise<void> | undefined;
   let pumpAgain = false;
+  let pruning: Promise<unknown> | undefined;
   let lastPrune = 0;
+
+  /**
+   * Connections per endpoint, never shared with another endpoint (nor
+   * another application's on the same host): the dispatcher runs at most
+   * perEndpointConcurrency tries per endpoint, so a try never waits for a
+   * socket and its timeout is all its own.
+   */
+  function poolOf(endpointId: string) {
+    let pool = pools.get(endpointId);
+    if (pool === undefined) {
+      if (pools.size >= MAX_POOLS) {
+        // Oldest first (Map order); its idle sockets close, busy ones finish.
+        const [oldest, idle] = pools.entries().next().value!;
+        idle.http.destroy();
+        idle.https.destroy();
+        pools.delete(oldest);
+      }
+      pool = guardedAgent({ maxSockets: options.perEndpointConcurrency, idleMs: IDLE_SOCKET_MS });
+    } else {
+      pools.delete(endpointId); // re-inserted below: most recently used last
+    }
+    pools.set(endpointId, pool);
+    return pool;
+  }
 
   const sql = () => {
     const params: unknown[] = [];
@@ -111,67 +156,90 @@ export function createWebhookDispatcher(deps: {
     return { params, bind };
   };
 
-  /** Up to `slots` due deliveries, at most perEndpointConcurrency − running per endpoint, leased to this process. */
+  /**
+   * Up to `slots` due deliveries, at most perEndpointConcurrency running per
+   * endpoint here, leased to this process. Candidates come oldest first from
+   * the (state, nextAttemptAt) index, leaving out endpoints that are full or
+   * out of budget; the conditional UPDATE decides (SKIP LOCKED on PostgreSQL:
+   * two processes never wait on each other's rows).
+   */
   async function claim(slots: number): Promise<Claimed[]> {
-    if (slots <= 0) return [];
-    const now = clock.nowMs();
-    const q = sql();
-    // Candidates first (a window function cannot be combined with FOR UPDATE); the conditional UPDATE below decides.
-    const candidates = await db.$queryRawUnsafe<{ id: string; endpointId: string }[]>(
-      `SELECT "id", "endpointId" FROM (
-         SELECT "id", "endpointId", "nextAttemptAt", ROW_NUMBER() OVER (PARTITION BY "endpointId" ORDER BY "nextAttemptAt", "id") AS "rank"
-         FROM "WebhookDelivery"
-         WHERE "state" = 'pending' AND "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)}
-       ) AS "due" WHERE "rank" <= ${q.bind(options.perEndpointConcurrency)}
-       ORDER BY "nextAttemptAt", "id" LIMIT ${q.bind(slots * CANDIDATES_PER_SLOT)}`,
-      ...q.params,
-    );
-    const chosen: string[] = [];
+    const claimed: Claimed[] = [];
     const taken = new Map<string, number>();
-    for (const row of candidates) {
-      if (chosen.length >= slots) break;
-      const busy = (inFlight.get(row.endpointId) ?? 0) + (taken.get(row.endpointId) ?? 0);
-      if (busy >= options.perEndpointConcurrency) continue;
-      taken.set(row.endpointId, (taken.get(row.endpointId) ?? 0) + 1);
-      chosen.push(row.id);
+    const room = (endpointId: string) => options.perEndpointConcurrency - (inFlight.get(endpointId) ?? 0) - (taken.get(endpointId) ?? 0);
+    for (let round = 0; round < CLAIM_ROUNDS && claimed.length < slots && !stopped; round++) {
+      const now = clock.nowMs();
+      for (const [endpointId, until] of blockedUntil) if (until <= now) blockedUntil.delete(endpointId);
+      const excluded = new Set(blockedUntil.keys());
+      for (const endpointId of new Set([...inFlight.keys(), ...taken.keys()])) if (room(endpointId) <= 0) excluded.add(endpointId);
+      const want = slots - claimed.length;
+      const q = sql();
+      const candidates = await db.$queryRawUnsafe<{ id: string; endpointId: string }[]>(
+        `SELECT "id", "endpointId" FROM "WebhookDelivery"
+         WHERE "state" = 'pending' AND "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)}
+         ${excluded.size > 0 ? `AND "endpointId" NOT IN (${[...excluded].map(q.bind).join(', ')})` : ''}
+         ORDER BY "nextAttemptAt", "id" LIMIT ${q.bind(want * CANDIDATES_PER_SLOT)}`,
+        ...q.params,
+      );
+      const chosen: string[] = [];
+      for (const row of candidates) {
+        if (chosen.length >= want) break;
+        // A try of ours that outlived its lease is not claimed again alongside itself.
+        if (inFlightIds.has(row.id) || room(row.endpointId) <= 0) continue;
+        taken.set(row.endpointId, (taken.get(row.endpointId) ?? 0) + 1);
+        chosen.push(row.id);
+      }
+      if (chosen.length === 0) break;
+      const u = sql();
+      const token = `${owner}:${++claims}`;
+      const rows = await db.$queryRawUnsafe<Claimed[]>(
+        `UPDATE "WebhookDelivery" SET "leaseOwner" = ${u.bind(token)}, "leaseUntil" = ${u.bind(now + leaseMs)}, "attempts" = "attempts" + 1, "updatedAt" = ${u.bind(now)}
+         WHERE "id" IN (SELECT "id" FROM "WebhookDelivery"
+           WHERE "id" IN (${chosen.map(u.bind).join(', ')}) AND "state" = 'pending' AND "nextAttemptAt" <= ${u.bind(now)} AND COALESCE("leaseUntil", 0) < ${u.bind(now)}${postgres ? ' FOR UPDATE SKIP LOCKED' : ''})
+         RETURNING "id", "endpointId", "messageId", "attempts", "manual", "generation", "leaseOwner"`,
+        ...u.params,
+      );
+      // What another process took first frees its room again.
+      taken.clear();
+      for (const row of [...claimed, ...rows]) taken.set(row.endpointId, (taken.get(row.endpointId) ?? 0) + 1);
+      claimed.push(...rows.map((row) => ({ ...row, claimedAt: now })));
+      if (candidates.length < want * CANDIDATES_PER_SLOT) break; // nothing more is due
     }
-    if (chosen.length === 0) return [];
-    const u = sql();
-    return db.$queryRawUnsafe<Claimed[]>(
-      `UPDATE "WebhookDelivery" SET "leaseOwner" = ${u.bind(owner)}, "leaseUntil" = ${u.bind(now + leaseMs)}, "updatedAt" = ${u.bind(now)}
-       WHERE "id" IN (${chosen.map(u.bind).join(', ')}) AND "state" = 'pending' AND "nextAttemptAt" <= ${u.bind(now)} AND COALESCE("leaseUntil", 0) < ${u.bind(now)}
-       RETURNING "id", "endpointId", "messageId", "attempts", "manual"`,
-      ...u.params,
-    );
+    return claimed;
   }
 
-  /** Gives a delivery back without a try (rate limit): due again at `at`. */
-  async function release(row: Claimed, at: number): Promise<void> {
-    await db.webhookDelivery.updateMany({
-      where: { id: row.id, leaseOwner: owner },
-      data: { leaseOwner: null, leaseUntil: null, nextAttemptAt: BigInt(at), updatedAt: BigInt(clock.nowMs()) },
-    });
+  /** Gives deliveries back without a try (rate limit, shutdown): due again at `at`, the claim's count undone. */
+  async function release(rows: readonly Claimed[], at: number): Promise<void> {
+    for (const row of rows) {
+      await db.webhookDelivery.updateMany({
+        where: { id: row.id, leaseOwner: row.leaseOwner },
+        data: { leaseOwner: null, leaseUntil: null, attempts: { decrement: 1 }, nextAttemptAt: BigInt(at), updatedAt: BigInt(clock.nowMs()) },
+      });
+    }
   }
 
   /**
    * One slot of the endpoint's per-second budget, counted on the endpoint row
    * so every process shares it: a fixed one-second window, taken by one
-   * conditional UPDATE.
+   * conditional UPDATE. The window only moves forward: a process whose clock
+   * is behind (or whose try started in the previous second) is refused
+   * rather than resetting a newer window's count.
    */
   async function takeRateSlot(endpointId: string, limit: number, now: number): Promise<boolean> {
     const second = Math.floor(now / 1000);
     const q = sql();
     const rows = await db.$queryRawUnsafe<{ id: string }[]>(
       `UPDATE "WebhookEndpoint"
-       SET "rateCount" = CASE WHEN "rateWindow" = ${q.bind(second)} THEN "rateCount" + 1 ELSE 1 END, "rateWindow" = ${q.bind(second)}
-       WHERE "id" = ${q.bind(endpointId)} AND ("rateWindow" <> ${q.bind(second)} OR "rateCount" < ${q.bind(limit)})
+       SET "rateCount" = CASE WHEN "rateWindow" = ${q.bind(second)} THEN "rateCount" + 1 ELSE 1 END,
+           "rateWindow" = ${q.bind(second)}
+       WHERE "id" = ${q.bind(endpointId)} AND ("rateWindow" < ${q.bind(second)} OR ("rateWindow" = ${q.bind(second)} AND "rateCount" < ${q.bind(limit)}))
        RETURNING "id"`,
       ...q.params,
     );
     return rows.length === 1;
   }
 
-  async function send(url: string, secrets: string[], messageId: string, body: string): Promise<{ outcome: Outcome; durationMs: number }> {
+  async function send(endpointId: string, url: string, secrets: string[], messageId: string, body: string): Promise<{ outcome: Outcome; durationMs: number }> {
     const at = new Date(clock.nowMs());
     const headers = {
       'user-agent': USER_AGENT,
@@ -188,16 +256,17 @@ export function createWebhookDispatcher(deps: {
         allowPrivate: deps.allowPrivateUrls,
         maxResponseBytes: RESPONSE_READ_BYTES,
         truncateResponse: true,
-        agents,
+        agents: poolOf(endpointId),
       });
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       if (!(error instanceof OutboundError)) throw error;
-      if (error.kind === 'blocked' || error.kind === 'network') deps.log.warn({ messageId, ...error.detail }, `webhook delivery failed: ${error.message}`);
+      if (error.kind === 'blocked' || error.kind === 'network') deps.log.warn({ messageId, endpointId, ...error.detail }, `webhook delivery failed: ${error.message}`);
       return { outcome: { kind: 'failure', status: null, response: error.message, retryAfterMs: null, gone: false }, durationMs };
     }
     const durationMs = Math.round(performance.now() - started);
-    const response = result.text.slice(0, RESPONSE_EXCERPT_CHARS);
+    // PostgreSQL text cannot hold NUL: an answer with one would make the try unrecordable (and repeated).
+    const response = result.text.slice(0, RESPONSE_EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
     // 2xx only: a redirect is a failure (following it would skip the address guard).
     if (result.status >= 200 && result.status < 300) return { outcome: { kind: 'success', status: result.status, response }, durationMs };
     return {
@@ -212,15 +281,23 @@ export function createWebhookDispatcher(deps: {
     };
   }
 
-  const opened = new Map<string, { sealed: string; secret: string }>();
+  const opened = new Map<string, string>();
   const open = (sealed: string) => {
     const known = opened.get(sealed);
-    if (known) return known.secret;
+    if (known !== undefined) return known;
     const secret = deps.sealer.open(sealed);
-    if (opened.size > 10_000) opened.clear();
-    opened.set(sealed, { sealed, secret });
+    if (opened.size >= 10_000) opened.clear();
+    opened.set(sealed, secret);
     return secret;
   };
+
+  /** Ends a try the endpoint never got: the delivery is no longer wanted (disabled endpoint) or cannot be tried (stuck). */
+  async function finishWithout(row: Claimed, state: 'canceled' | 'failed'): Promise<void> {
+    await db.webhookDelivery.updateMany({
+      where: { id: row.id, leaseOwner: row.leaseOwner },
+      data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()) },
+    });
+  }
 
   async function deliver(row: Claimed): Promise<void> {
     const [endpoint, message] = await Promise.all([
@@ -230,25 +307,28 @@ export function createWebhookDispatcher(deps: {
       }),
       db.webhookMessage.findUnique({ where: { id: row.messageId }, select: { body: true, eventType: true, apiKeyId: true, organizationId: true, documentId: true } }),
     ]);
-    const now = clock.nowMs();
     if (endpoint === null || message === null) return; // deleted meanwhile: its deliveries went with it
-    if (endpoint.disabled) {
-      await db.webhookDelivery.updateMany({
-        where: { id: row.id, leaseOwner: owner },
-        data: { state: 'canceled', leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(now) },
-      });
-      return;
+    if (endpoint.disabled) return finishWithout(row, 'canceled');
+    const tries = Number(row.attempts);
+    if (tries > MAX_TRIES) {
+      // Claimed more often than it may be tried: its tries could not be recorded (each one's lease ran out). Stop here.
+      deps.log.error({ deliveryId: row.id, endpointId: row.endpointId }, 'webhook delivery failed: its tries could not be recorded');
+      return finishWithout(row, 'failed');
     }
+    const now = clock.nowMs();
+    // Too little lease left for a whole try (the claim waited): give it back rather than risk a second copy running.
+    if (row.claimedAt + leaseMs - now < options.timeoutMs + LEASE_MARGIN_MS) return release([row], now);
     if (endpoint.rateLimit !== null && !(await takeRateSlot(row.endpointId, endpoint.rateLimit, now))) {
-      await release(row, (Math.floor(now / 1000) + 1) * 1000);
-      return;
+      const nextSecond = (Math.floor(now / 1000) + 1) * 1000;
+      blockedUntil.set(row.endpointId, nextSecond);
+      return release([row], nextSecond);
     }
     const secrets = [open(endpoint.secretSealed)];
     if (endpoint.previousSecretSealed !== null && Number(endpoint.previousSecretUntil ?? 0) > now) secrets.push(open(endpoint.previousSecretSealed));
+    const body = withApiKey(message.body, await deps.apiKeyOf(message.apiKeyId));
 
-    const { outcome, durationMs } = await send(endpoint.url, secrets, row.messageId, message.body);
+    const { outcome, durationMs } = await send(row.endpointId, endpoint.url, secrets, row.messageId, body);
 
-    const tries = Number(row.attempts) + 1;
     const at = clock.nowMs();
     const failed = outcome.kind === 'failure';
     const exhausted = failed && (outcome.gone || tries >= MAX_TRIES);
@@ -258,10 +338,10 @@ export function createWebhookDispatcher(deps: {
         : null;
     await deps.uow.run(async () => {
       const { count } = await db.webhookDelivery.updateMany({
-        where: { id: row.id, leaseOwner: owner },
+        // A resend meanwhile bumped the generation: its fresh schedule stands.
+        where: { id: row.id, leaseOwner: row.leaseOwner, generation: Number(row.generation) },
         data: {
           state: !failed ? 'succeeded' : exhausted ? 'failed' : 'pending',
-          attempts: tries,
           manual: false,
           nextAttemptAt: nextAt === null ? null : BigInt(nextAt),
           leaseOwner: null,
@@ -269,8 +349,11 @@ export function createWebhookDispatcher(deps: {
           updatedAt: BigInt(at),
         },
       });
-      // Deleted meanwhile (with the endpoint or the message's document): nothing to record against.
-      if (count === 0 && !(await db.webhookDelivery.findUnique({ where: { id: row.id }, select: { id: true } }))) return;
+      if (count === 0) {
+        const { count: resent } = await db.webhookDelivery.updateMany({ where: { id: row.id, leaseOwner: row.leaseOwner }, data: { leaseOwner: null, leaseUntil: null } });
+        // Deleted meanwhile (with the endpoint or the message's document), or no longer ours: nothing to record against.
+        if (resent === 0 && !(await db.webhookDelivery.findUnique({ where: { id: row.id }, select: { id: true } }))) return;
+      }
       await db.webhookAttempt.create({
         data: {
           id: deps.ids.next('atmpt'),
@@ -283,7 +366,7 @@ export function createWebhookDispatcher(deps: {
           response: outcome.response,
           durationMs,
           trigger: row.manual ? 'manual' : 'scheduled',
-          nextAttemptAt: nextAt === null ? null : BigInt(nextAt),
+          nextAttemptAt: count === 1 && nextAt !== null ? BigInt(nextAt) : null,
           createdAt: BigInt(at),
         },
       });
@@ -312,6 +395,7 @@ export function createWebhookDispatcher(deps: {
 
   function launch(row: Claimed): Promise<void> {
     inFlight.set(row.endpointId, (inFlight.get(row.endpointId) ?? 0) + 1);
+    inFlightIds.add(row.id);
     total += 1;
     const task = deliver(row)
       .catch((error: unknown) => {
@@ -320,6 +404,7 @@ export function createWebhookDispatcher(deps: {
       })
       .finally(() => {
         total -= 1;
+        inFlightIds.delete(row.id);
         const left = (inFlight.get(row.endpointId) ?? 1) - 1;
         if (left === 0) inFlight.delete(row.endpointId);
         else inFlight.set(row.endpointId, left);
@@ -330,27 +415,37 @@ export function createWebhookDispatcher(deps: {
     return task;
   }
 
-  /** Fills free slots until nothing more is due; one pump at a time, re-run when asked meanwhile. */
-  async function pump(): Promise<void> {
-    if (pumping) {
+  /** Claims for the free slots and launches; anything claimed after stop() began is given back. */
+  async function claimAndLaunch(): Promise<Claimed[]> {
+    const rows = await claim(options.concurrency - total);
+    if (stopped) {
+      await release(rows, clock.nowMs());
+      return [];
+    }
+    for (const row of rows) void launch(row);
+    return rows;
+  }
+
+  /** Fills free slots; one pump at a time, run again when asked meanwhile (a try finished, a commit woke it). */
+  function pump(): Promise<void> {
+    if (pumping !== undefined) {
       pumpAgain = true;
-      return;
+      return pumping;
     }
-    pumping = true;
-    try {
-      do {
-        pumpAgain = false;
-        if (stopped) break;
-        const free = options.concurrency - total;
-        const rows = await claim(free);
-        for (const row of rows) void launch(row);
-        if (rows.length > 0 && rows.length === free) pumpAgain = false; // slots refill through launch's finally
-      } while (pumpAgain);
-    } catch (error) {
-      deps.log.error({ err: error }, 'webhook dispatcher poll failed');
-    } finally {
-      pumping = false;
-    }
+    pumping = (async () => {
+      try {
+        do {
+          pumpAgain = false;
+          if (stopped) break;
+          await claimAndLaunch();
+        } while (pumpAgain);
+      } catch (error) {
+        deps.log.error({ err: error }, 'webhook dispatcher poll failed');
+      } finally {
+        pumping = undefined;
+      }
+    })();
+    return pumping;
   }
 
   function schedule() {
@@ -358,7 +453,10 @@ export function createWebhookDispatcher(deps: {
     timer = setTimeout(() => {
       void (async () => {
         await pump();
-        if (clock.nowMs() - lastPrune >= PRUNE_EVERY_MS) await dispatcher.prune().catch((error: unknown) => deps.log.error({ err: error }, 'webhook prune failed'));
+        if (!stopped && clock.nowMs() - lastPrune >= PRUNE_EVERY_MS) {
+          pruning = dispatcher.prune().catch((error: unknown) => deps.log.error({ err: error }, 'webhook prune failed'));
+          await pruning;
+        }
         schedule();
       })();
     }, options.pollMs);
@@ -373,14 +471,15 @@ export function createWebhookDispatcher(deps: {
     async runDue() {
       let tries = 0;
       for (;;) {
-        const rows = await claim(options.concurrency - total);
+        if (stopped) return tries;
+        const rows = await claimAndLaunch();
         if (rows.length === 0) {
           if (running.size === 0) return tries;
           await Promise.race(running);
           continue;
         }
         tries += rows.length;
-        await Promise.all(rows.map(launch));
+        await Promise.all([...running]);
       }
     },
 
@@ -395,9 +494,15 @@ export function createWebhookDispatcher(deps: {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      // A claim under way gives back what it got (claimAndLaunch); tries in flight finish (bounded by their timeout).
+      await pumping;
+      await pruning;
       while (running.size > 0) await Promise.allSettled([...running]);
-      agents.http.destroy();
-      agents.https.destroy();
+      for (const pool of pools.values()) {
+        pool.http.destroy();
+        pool.https.destroy();
+      }
+      pools.clear();
     },
 
     async prune() {

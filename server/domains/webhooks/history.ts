@@ -6,6 +6,7 @@ import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Cursor, PageTokens } from '../../lib/page-token.js';
 import type { WebhookEndpoints } from './endpoints.js';
+import { withApiKey } from './messages.js';
 
 type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 
@@ -17,7 +18,15 @@ const before = (after: Cursor | undefined) =>
 const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /** What was sent to an endpoint and how each try went; resending. */
-export function createWebhookHistory(deps: { db: Db; uow: UnitOfWork; clock: Clock; pageTokens: PageTokens; endpoints: WebhookEndpoints; wake(): void }) {
+export function createWebhookHistory(deps: {
+  db: Db;
+  uow: UnitOfWork;
+  clock: Clock;
+  pageTokens: PageTokens;
+  endpoints: WebhookEndpoints;
+  apiKeyOf(apiKeyId: string): Promise<string>;
+  wake(): void;
+}) {
   const { db } = deps;
 
   return {
@@ -35,6 +44,7 @@ export function createWebhookHistory(deps: { db: Db; uow: UnitOfWork; clock: Clo
           }),
         (row) => ({ at: Number(row.createdAt), id: row.id }),
       );
+      const apiKey = await deps.apiKeyOf(apiKeyId);
       return {
         items: page.items.map((row) => ({
           messageId: row.messageId,
@@ -44,7 +54,7 @@ export function createWebhookHistory(deps: { db: Db; uow: UnitOfWork; clock: Clo
           attempts: row.attempts,
           nextAttemptAt: row.state === 'pending' ? iso(row.nextAttemptAt) : null,
           createdAt: iso(row.message.createdAt)!,
-          payload: JSON.parse(row.message.body) as Record<string, unknown>,
+          payload: JSON.parse(withApiKey(row.message.body, apiKey)) as Record<string, unknown>,
         })),
         pageToken: page.pageToken,
       };
@@ -80,7 +90,7 @@ export function createWebhookHistory(deps: { db: Db; uow: UnitOfWork; clock: Clo
       };
     },
 
-    /** A fresh schedule from now for one message to one endpoint; a try in flight finishes first (its lease is kept). */
+    /** A fresh schedule from now for one message to one endpoint; a try in flight finishes first. */
     async resend(apiKeyId: string, input: { endpointId: string; messageId: string }) {
       const result = await deps.uow.run(async () => {
         const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
@@ -88,7 +98,8 @@ export function createWebhookHistory(deps: { db: Db; uow: UnitOfWork; clock: Clo
         const now = BigInt(deps.clock.nowMs());
         const { count } = await db.webhookDelivery.updateMany({
           where: { endpointId: endpoint.id, messageId: input.messageId },
-          data: { state: 'pending', attempts: 0, manual: true, nextAttemptAt: now, updatedAt: now },
+          // A try in flight keeps its lease (no second copy runs beside it); the new generation keeps it from overwriting this schedule.
+          data: { state: 'pending', attempts: 0, manual: true, generation: { increment: 1 }, nextAttemptAt: now, updatedAt: now },
         });
         if (count === 0) throw notFound(`message ${input.messageId} was never sent to webhook endpoint ${endpoint.id}`);
         return { messageId: input.messageId, endpointId: endpoint.id, status: 'pending' as const };

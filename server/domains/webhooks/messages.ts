@@ -6,6 +6,20 @@ import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, Projection } from '../../platform/events.js';
 import type { WebhookSettings } from './settings.js';
 
+const KEYLESS_METADATA = '"metadata":{"apiKey":""';
+
+/**
+ * A stored body as sent: with the application's API key in
+ * `metadata.apiKey`. `metadata` is the body's last key, so the last
+ * occurrence of the keyless form is the body's own (event data comes before
+ * it). The same key always gives the same bytes.
+ */
+export function withApiKey(body: string, apiKey: string): string {
+  const at = body.lastIndexOf(KEYLESS_METADATA);
+  if (at < 0) return body;
+  return `${body.slice(0, at)}"metadata":{"apiKey":${JSON.stringify(apiKey)}${body.slice(at + KEYLESS_METADATA.length)}`;
+}
+
 /** What the fan-out needs of an endpoint. */
 interface EndpointFilter {
   id: string;
@@ -46,7 +60,6 @@ export function createWebhookMessages(deps: {
   ids: Ids;
   clock: Clock;
   settings: WebhookSettings;
-  apiKeyOf(apiKeyId: string): Promise<string>;
   /** Called after a commit that created deliveries. */
   wake(): void;
 }) {
@@ -63,7 +76,8 @@ export function createWebhookMessages(deps: {
       data: input.data,
       webhookId: id,
       timestamp: input.occurredAt,
-      metadata: { apiKey: await deps.apiKeyOf(input.apiKeyId), organizationId: input.organizationId, documentId: input.documentId },
+      // The key goes in when the body is sent (withApiKey): stored bodies never hold a credential.
+      metadata: { apiKey: '', organizationId: input.organizationId, documentId: input.documentId },
     };
     await db.webhookMessage.create({
       data: {
@@ -98,9 +112,19 @@ export function createWebhookMessages(deps: {
     deps.uow.afterCommit(() => deps.wake());
   }
 
-  /** The '*' projection: every event of an application with advanced webhooks on becomes one message. */
+  /** The '*' projection: every event of an application with advanced webhooks on becomes one message for the endpoints that want it. */
   const projection: Projection = async (event: DomainEvent) => {
     if (!(await deps.settings.isEnabled(event.apiKeyId))) return;
+    const endpoints = await db.webhookEndpoint.findMany({
+      where: { apiKeyId: event.apiKeyId, disabled: false },
+      select: { id: true, filterTypes: true, channels: true },
+    });
+    const channels = eventChannels(event.organizationId, event.documentId);
+    // A report about an endpoint's failures is not sent to that endpoint: it could not take it either.
+    const about = event.type === EXHAUSTED_EVENT ? (event.payload as { endpointId: string }).endpointId : undefined;
+    const targets = endpoints.filter((endpoint) => endpoint.id !== about && endpointWants(endpoint, event.type, channels));
+    // No endpoint wants it: no message (nothing could ever list, send or resend it).
+    if (targets.length === 0) return;
     const data: Record<string, unknown> = { ...(event.payload as Record<string, unknown>) };
     if (event.actor !== null) data.actionUser = event.actor;
     const messageId = await writeMessage({
@@ -112,14 +136,6 @@ export function createWebhookMessages(deps: {
       data,
       occurredAt: event.occurredAt,
     });
-    const endpoints = await db.webhookEndpoint.findMany({
-      where: { apiKeyId: event.apiKeyId, disabled: false },
-      select: { id: true, filterTypes: true, channels: true },
-    });
-    const channels = eventChannels(event.organizationId, event.documentId);
-    // A report about an endpoint's failures is not sent to that endpoint: it could not take it either.
-    const about = event.type === EXHAUSTED_EVENT ? (event.payload as { endpointId: string }).endpointId : undefined;
-    const targets = endpoints.filter((endpoint) => endpoint.id !== about && endpointWants(endpoint, event.type, channels));
     await addDeliveries(event.apiKeyId, messageId, targets.map((endpoint) => endpoint.id));
   };
 

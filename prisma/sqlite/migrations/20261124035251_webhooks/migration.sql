@@ -43,6 +43,7 @@ CREATE TABLE "WebhookDelivery" (
     "state" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "manual" BOOLEAN NOT NULL DEFAULT false,
+    "generation" INTEGER NOT NULL DEFAULT 0,
     "nextAttemptAt" BIGINT,
     "leaseOwner" TEXT,
     "leaseUntil" BIGINT,
@@ -82,7 +83,7 @@ CREATE INDEX "WebhookMessage_apiKeyId_organizationId_documentId_idx" ON "Webhook
 CREATE INDEX "WebhookMessage_createdAt_idx" ON "WebhookMessage"("createdAt");
 
 -- CreateIndex
-CREATE INDEX "WebhookDelivery_state_nextAttemptAt_idx" ON "WebhookDelivery"("state", "nextAttemptAt");
+CREATE INDEX "WebhookDelivery_state_nextAttemptAt_id_idx" ON "WebhookDelivery"("state", "nextAttemptAt", "id");
 
 -- CreateIndex
 CREATE INDEX "WebhookDelivery_endpointId_createdAt_id_idx" ON "WebhookDelivery"("endpointId", "createdAt", "id");
