@@ -38,6 +38,7 @@ import { getEmailConfig } from './workspace/get-email-config.js';
 import { getEmailVerificationStatus } from './workspace/get-email-verification-status.js';
 import { getPermissionProviderConfig } from './workspace/get-permission-provider-config.js';
 import { updateActivityConfig } from './workspace/update-activity-config.js';
+import { updateEmailConfig } from './workspace/update-email-config.js';
 import { updatePermissionProviderConfig } from './workspace/update-permission-provider-config.js';
 import { getAdvancedWebhookConfig, updateAdvancedWebhookConfig } from './webhooks/config.js';
 import {
@@ -62,6 +63,7 @@ const workspace = c.router({
     getPermissionProviderConfig,
     updatePermissionProviderConfig,
     getEmailConfig,
+    updateEmailConfig,
     getEmailVerificationStatus,
     getAuthTokens,
 });

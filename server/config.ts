@@ -24,6 +24,7 @@ export interface Config {
    */
   jobPollMs: number;
   webhooks: WebhookConfig;
+  email: EmailConfig;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -50,6 +51,16 @@ export interface WebhookConfig {
   pollMs: number;
   /** Messages (with their attempts) and domain events are kept this long. */
   retentionDays: number;
+}
+
+/** Sending email notifications (see server/domains/email and the README's Email delivery). */
+export interface EmailConfig {
+  /** The SMTP relay of types `default` and `custom` (smtp:// or smtps://, credentials in the URL); unset: such email fails its job, with that reason. */
+  smtpUrl: string | undefined;
+  /** The sender when an application configured no `fromEmail` (SMTP only). */
+  from: string;
+  /** Where type `thirdparty` posts `/v3/mail/send` (the SendGrid v3 API); set by the operator, so trusted (no private-address guard). */
+  providerBaseUrl: string;
 }
 
 /**
@@ -129,6 +140,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: intFrom(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 3_600_000),
       retentionDays: intFrom(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     },
+    email: {
+      smtpUrl: smtpUrlFrom(env),
+      from: emailFromOf(env),
+      providerBaseUrl: httpUrlFrom(env, 'EMAIL_PROVIDER_BASE_URL', 'https://api.sendgrid.com').replace(/\/+$/, ''),
+    },
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
@@ -167,6 +183,47 @@ function checkedProvider(databaseUrl: string): Provider {
     }
   }
   return provider;
+}
+
+/** SMTP_URL, checked; messages never repeat it (it holds the relay's password). */
+function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Reported below.
+  }
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL is not a valid SMTP URL (expected smtp://user:password@host:587 or smtps://user:password@host:465; the value is not shown as it may hold a password)');
+  }
+  return raw;
+}
+
+const DEFAULT_EMAIL_FROM = 'Collab Backend <no-reply@localhost>';
+
+function emailFromOf(env: NodeJS.ProcessEnv): string {
+  const raw = env.EMAIL_FROM;
+  if (raw === undefined || raw === '') return DEFAULT_EMAIL_FROM;
+  // A mail header: one line, and an address in it.
+  if (/[\r\n]/.test(raw) || !raw.includes('@')) throw new ConfigError(`EMAIL_FROM must be one line holding an address, e.g. "Example <no-reply@example.com>" (got ${JSON.stringify(raw)})`);
+  return raw;
+}
+
+function httpUrlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Reported below.
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`${name} must be an http(s) URL without query or fragment, e.g. ${fallback} (got "${raw}")`);
+  }
+  return raw;
 }
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

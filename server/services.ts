@@ -16,6 +16,7 @@ import { createAccessRepo } from './domains/access/repo.js';
 import { commentsOwnedData, commentsUserData } from './domains/comments/owned-data.js';
 import { createCommentsRepo } from './domains/comments/repo.js';
 import { createCommentsService } from './domains/comments/service.js';
+import { registerEmail } from './domains/email/register.js';
 import { registerNotifications } from './domains/notifications/register.js';
 import { createOrganizationsService } from './domains/organizations/service.js';
 import { createPermissionProviderClient } from './domains/permission-provider/client.js';
@@ -120,6 +121,8 @@ export function createServices(deps: CoreDeps) {
   for (const source of commentsUserData(commentsRepo)) owned.addUserDataSource(source);
   const comments = createCommentsService({ repo: commentsRepo, access: accessRepo, checks, uow, events, clock, ids, pageTokens });
   const notifications = registerNotifications({ db, uow, clock, ids, events, owned, features, pageTokens, accessRepo, checks });
+  // Email notifications: the same audience on the email channel, one durable send job per email (server/domains/email).
+  registerEmail({ db, events, jobs, accessRepo, checks, settings: workspaceConfig, options: config.email });
   const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
   const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
 

@@ -28,11 +28,14 @@ export const EMAIL_DEFAULT_TRIGGERS: Readonly<Record<string, boolean>> = {
   'huddle.join': true,
 };
 
+/** What a result shows of a stored provider key: this, then its last 4 characters (a key shorter than 16 shows none). */
+export const MASKED_KEY_PREFIX = '****';
+
 export const ZEmailServiceType = named('EmailServiceType', z.enum(['default', 'thirdparty', 'custom']));
 
 export const ZEmailServiceConfig = named('EmailServiceConfig', z.object({
-  type: ZEmailServiceType.describe('`default` (the service\'s own sender), `thirdparty` (a delivery provider) or `custom`.'),
-  apiKey: z.string().describe('API key of the email delivery provider; empty when unset.'),
+  type: ZEmailServiceType.describe('`default` or `custom`: the service\'s SMTP relay; `thirdparty`: a delivery provider\'s HTTP API with `apiKey`.'),
+  apiKey: z.string().describe(`API key of the email delivery provider, masked: \`${MASKED_KEY_PREFIX}\` and its last 4 characters; empty when unset.`),
   fromEmail: z.string().describe('Sender address; empty when unset.'),
   fromCompany: z.string().describe('Sender company name; empty when unset.'),
   triggers: z.record(z.boolean()).describe('Event type → whether it sends an email, e.g. {"comment.add": true}.'),

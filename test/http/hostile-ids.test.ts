@@ -345,7 +345,16 @@ const steps: Step[] = [
   { op: 'getActivityConfig', data: () => ({}), takesIds: false },
   { op: 'updatePermissionProviderConfig', data: (id) => ({ permissionProviderConfig: { authToken: id } }), takesIds: false },
   { op: 'getPermissionProviderConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(d.permissionProviderConfig.authToken).toBe(id) },
-  { op: 'getEmailConfig', data: () => ({}), takesIds: false },
+  {
+    op: 'updateEmailConfig',
+    // Trigger names are keys of a JSON object like IDs: ordinary names are plain keys, `__proto__` is refused.
+    data: (id) => ({ emailServiceConfig: { triggers: { [id]: true } } }),
+    check: (d, id) => {
+      keyedBy(d.emailServiceConfig.triggers, id);
+      expect(own(d.emailServiceConfig.triggers, id)).toBe(true);
+    },
+  },
+  { op: 'getEmailConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(own(d.emailServiceConfig.triggers, id)).toBe(true) },
   { op: 'getEmailVerificationStatus', data: (id) => ({ ownerEmail: `${id}@example.com` }), takesIds: false, status: 404 },
   { op: 'getAuthTokens', data: (id) => ({ apiKey: id }), takesIds: false, status: 404 },
 ];

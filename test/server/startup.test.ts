@@ -35,6 +35,10 @@ describe('configuration errors name the variable in one line', () => {
     [{ DATABASE_URL: 'postgresql://admin:hunter2@/' }, /^DATABASE_URL is not a valid PostgreSQL URL/],
     [{ DATABASE_URL: 'mysql://admin:hunter2@db/app' }, /^DATABASE_URL must start with file:, postgres:\/\/ or postgresql:\/\//],
     [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, /^HTTP_HEADERS_TIMEOUT_MS must be an integer >= 1/],
+    [{ SMTP_URL: 'http://admin:hunter2@mail.example.com' }, /^SMTP_URL is not a valid SMTP URL .*the value is not shown/],
+    [{ SMTP_URL: 'admin:hunter2@mail.example.com:587' }, /^SMTP_URL is not a valid SMTP URL/],
+    [{ EMAIL_FROM: 'Collab\r\nBcc: x@example.com' }, /^EMAIL_FROM must be one line holding an address/],
+    [{ EMAIL_PROVIDER_BASE_URL: 'ftp://mail.example.com' }, /^EMAIL_PROVIDER_BASE_URL must be an http\(s\) URL/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;

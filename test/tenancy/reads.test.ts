@@ -104,7 +104,10 @@ beforeAll(async () => {
   await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
   jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;
-  await settings.put(appA, 'email', { useEmailService: true, type: 'custom', apiKeySealed: '', fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: {} });
+  await client.workspace.updateEmailConfig({
+    useEmailService: true,
+    emailServiceConfig: { type: 'thirdparty', apiKey: `SG.${MARKER}-provider-key`, fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: { [MARKER]: true } },
+  });
 });
 afterAll(() => server?.close());
 

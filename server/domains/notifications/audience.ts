@@ -3,7 +3,8 @@ import type { TNotificationConfig } from '../../../contract/notifications/schema
 import type { AccessChecks } from '../access/checks.js';
 import { contextVisible } from '../access/checks.js';
 import type { AccessRepo } from '../access/repo.js';
-import type { ConfigRow, NewRecipient, NotificationsRepo } from './repo.js';
+import { ANONYMOUS_USER } from '../../platform/owned-data.js';
+import type { Channel, ConfigRow, NewRecipient, NotificationsRepo } from './repo.js';
 import { effectiveConfig, SERVICE_DEFAULT_CONFIG, userKeyOf, userRefOf } from './shapes.js';
 
 /** User IDs per query on the user table. */
@@ -40,24 +41,48 @@ export function createAudience(deps: { repo: NotificationsRepo; accessRepo: Pick
   }
 
   /**
-   * The users whose effective inbox on the document is `ALL`. The service
-   * default is `MINE`, so only users who chose `ALL` (on the document, or as
-   * their organization default without a document-level inbox) qualify: the
-   * fan-out reads those configs rather than every reader of the document.
+   * The users whose effective config on the document is `ALL` for a channel.
+   * With the service default `MINE` (inbox and email), only users who chose
+   * `ALL` (on the document, or as their organization default without a
+   * document-level value for the channel) qualify: the fan-out reads those
+   * configs rather than every reader of the document.
    */
-  async function inboxAll(where: Where & { documentId: string }): Promise<string[]> {
-    if (SERVICE_DEFAULT_CONFIG.inbox === 'ALL') {
+  async function channelAll(where: Where & { documentId: string }, channel: Channel): Promise<string[]> {
+    if (SERVICE_DEFAULT_CONFIG[channel] === 'ALL') {
       // Kept honest should the default change: then every reader is a candidate.
       return (await checks.readersOf(where.apiKeyId, where.organizationId, where.documentId)).map((r) => r.userId);
     }
     const [documentLevel, organizationAll] = await Promise.all([
       repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId]),
-      repo.defaultConfigsWithInbox(where.apiKeyId, where.organizationId, 'ALL'),
+      repo.defaultConfigsWithLevel(where.apiKeyId, where.organizationId, channel, 'ALL'),
     ]);
     const documentRows = byUser(documentLevel);
-    const all = new Set(documentLevel.filter((row) => row.inbox === 'ALL').map((row) => row.userId));
-    for (const row of organizationAll) if (documentRows.get(row.userId)?.inbox == null) all.add(row.userId);
+    const all = new Set(documentLevel.filter((row) => row[channel] === 'ALL').map((row) => row.userId));
+    for (const row of organizationAll) if (documentRows.get(row.userId)?.[channel] == null) all.add(row.userId);
     return [...all];
+  }
+
+  /**
+   * Whom an event on a document reaches on one channel: the users whose
+   * effective config there is `ALL`, and the users it involves (the `MINE`
+   * audience) unless theirs is `NONE`; never the user who acted or the
+   * anonymous user; only users who can read the document and whose access
+   * fields match the thread's `context`. The inbox and email channels apply
+   * the same rule, each to its own config value.
+   */
+  async function reached(
+    where: Where & { documentId: string },
+    channel: Channel,
+    involved: ReadonlyMap<string, unknown>,
+    actorUserId: string,
+    context?: Record<string, unknown> | null,
+  ): Promise<string[]> {
+    const [optedIn, configs] = await Promise.all([channelAll(where, channel), configsOf(where, [...involved.keys()])]);
+    const candidates = new Set(optedIn);
+    for (const userId of involved.keys()) if (configs.get(userId)?.[channel] !== 'NONE') candidates.add(userId);
+    candidates.delete(actorUserId);
+    candidates.delete(ANONYMOUS_USER.userId);
+    return readable(where, [...candidates], context);
   }
 
   /** User rows of these IDs, for names and emails. */
@@ -93,7 +118,7 @@ export function createAudience(deps: { repo: NotificationsRepo; accessRepo: Pick
     });
   }
 
-  return { configsOf, inboxAll, usersOf, readable, recipientsOf, readersOf: checks.readersOf };
+  return { configsOf, channelAll, reached, usersOf, readable, recipientsOf, readersOf: checks.readersOf };
 }
 
 export type Audience = ReturnType<typeof createAudience>;

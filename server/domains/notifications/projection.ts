@@ -3,7 +3,6 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
 import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, EventBus } from '../../platform/events.js';
-import { ANONYMOUS_USER } from '../../platform/owned-data.js';
 import type { Audience } from './audience.js';
 import type { NotificationsRepo } from './repo.js';
 
@@ -21,9 +20,18 @@ export const NOTIFYING_EVENTS = [
   'comment.reaction_add',
 ] as const satisfies readonly EventType[];
 
-type NotifyingEvent = (typeof NOTIFYING_EVENTS)[number];
+export type NotifyingEvent = (typeof NOTIFYING_EVENTS)[number];
 
-interface Headline {
+/** The thread of a notifying event, where it happened and who acted. */
+export function scopeOf(event: DomainEvent<NotifyingEvent>) {
+  const { annotation } = event.payload as { annotation: TCommentAnnotation };
+  const comment = (event.payload as { comment?: TComment }).comment;
+  const where = { apiKeyId: event.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId };
+  const actionUser: TUserRef = event.actor ?? comment?.from ?? annotation.from;
+  return { annotation, comment, where, actionUser };
+}
+
+export interface Headline {
   template: string;
   /** Custom string variables of the template (besides actionUser and recipientUser). */
   data: Record<string, string>;
@@ -32,7 +40,8 @@ interface Headline {
 
 const nameOf = (user: TUserRef) => user.name ?? user.userId;
 
-function headline(event: DomainEvent<NotifyingEvent>): Headline {
+/** The notification's headline template, its custom variables and its body, for an event. */
+export function headline(event: DomainEvent<NotifyingEvent>): Headline {
   const p = event.payload as EventPayload<NotifyingEvent>;
   switch (event.type) {
     case 'comment_annotation.add': {
@@ -122,18 +131,9 @@ export function registerNotificationProjection(deps: { events: EventBus; repo: N
   const { events, repo, audience, ids } = deps;
   events.project(NOTIFYING_EVENTS, 'notifications', async (raw) => {
     const event = raw as DomainEvent<NotifyingEvent>;
-    const { annotation } = event.payload as { annotation: TCommentAnnotation };
-    const comment = (event.payload as { comment?: TComment }).comment;
-    const where = { apiKeyId: event.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId };
-    const actionUser = event.actor ?? comment?.from ?? annotation.from;
-
+    const { annotation, where, actionUser } = scopeOf(event);
     const involved = involvedIn(event);
-    const [optedIn, configs] = await Promise.all([audience.inboxAll(where), audience.configsOf(where, [...involved.keys()])]);
-    const candidates = new Set(optedIn);
-    for (const userId of involved.keys()) if (configs.get(userId)?.inbox !== 'NONE') candidates.add(userId);
-    candidates.delete(actionUser.userId);
-    candidates.delete(ANONYMOUS_USER.userId);
-    const recipients = await audience.readable(where, [...candidates], annotation.context);
+    const recipients = await audience.reached(where, 'inbox', involved, actionUser.userId, annotation.context);
     if (recipients.length === 0) return;
 
     const { template, data, body } = headline(event);

@@ -39,7 +39,8 @@ export interface ConfigRow {
   slack: string | null;
 }
 
-export type ChannelValues = Partial<Record<'inbox' | 'email' | 'slack', TNotificationLevel>>;
+export type Channel = 'inbox' | 'email' | 'slack';
+export type ChannelValues = Partial<Record<Channel, TNotificationLevel>>;
 
 /** IDs per `IN (…)` list: well under both databases' bound-parameter limits. */
 const ID_BATCH = 500;
@@ -206,9 +207,9 @@ export function createNotificationsRepo(db: Db) {
       return rows;
     },
 
-    /** Organization-level configs whose inbox is this level. */
-    defaultConfigsWithInbox: (apiKeyId: string, organizationId: string, inbox: TNotificationLevel): Promise<ConfigRow[]> =>
-      db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, inbox } }),
+    /** Organization-level configs whose value on this channel is this level. */
+    defaultConfigsWithLevel: (apiKeyId: string, organizationId: string, channel: Channel, level: TNotificationLevel): Promise<ConfigRow[]> =>
+      db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, [channel]: level } }),
 
     /**
      * Merges the given channels over what each (user, document) row holds:

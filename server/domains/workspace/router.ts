@@ -26,6 +26,9 @@ export function workspaceRouter(deps: { config: WorkspaceConfigService; accounts
     getEmailConfig: async ({ req }) =>
       ok('Email config retrieved successfully.', await deps.config.emailConfig(applicationOf(req).apiKeyId)),
 
+    updateEmailConfig: async ({ req, body }) =>
+      ok('Email config updated successfully.', await deps.config.updateEmailConfig(applicationOf(req).apiKeyId, body.data)),
+
     getEmailVerificationStatus: async ({ body }) => {
       const { verified } = await deps.accounts.emailVerificationStatus(body.data.ownerEmail);
       return ok(

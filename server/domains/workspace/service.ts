@@ -1,4 +1,14 @@
-import { ZActivityServiceConfig, type TActivityServiceConfig, type TEmailConfig, type TPermissionProviderConfig } from '../../../contract/workspace/schemas.js';
+import { z } from 'zod';
+import {
+  EMAIL_DEFAULT_TRIGGERS,
+  MASKED_KEY_PREFIX,
+  ZActivityServiceConfig,
+  ZEmailServiceType,
+  type TActivityServiceConfig,
+  type TEmailConfig,
+  type TPermissionProviderConfig,
+} from '../../../contract/workspace/schemas.js';
+import { MAX_EMAIL_TRIGGERS } from '../../../contract/workspace/update-email-config.js';
 import { idMap } from '../../lib/id-map.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
@@ -21,6 +31,41 @@ export interface StoredEmailConfig {
   fromEmail: string;
   fromCompany: string;
   triggers: Record<string, boolean>;
+}
+
+type EmailServiceType = TEmailConfig['emailServiceConfig']['type'];
+
+export interface EmailConfigUpdate {
+  useEmailService?: boolean;
+  emailServiceConfig?: { type?: EmailServiceType; apiKey?: string; fromEmail?: string; fromCompany?: string; triggers?: Record<string, boolean> };
+}
+
+/** How an application's email is sent, its provider key opened: for the email domain only, never for a response. */
+export interface EmailSenderSettings {
+  type: EmailServiceType;
+  apiKey: string;
+  fromEmail: string;
+  fromCompany: string;
+}
+
+/** The Get Email Config reading of a workspace that never configured email. */
+const EMAIL_CONFIG_DEFAULT: StoredEmailConfig = { useEmailService: false, type: 'default', apiKeySealed: '', fromEmail: '', fromCompany: '', triggers: {} };
+
+/** A stored email config, parsed like the activity config: a row that does not fit fails loudly. */
+const ZStoredEmailConfig = z.object({
+  useEmailService: z.boolean(),
+  type: ZEmailServiceType,
+  apiKeySealed: z.string(),
+  fromEmail: z.string(),
+  fromCompany: z.string(),
+  triggers: z.record(z.boolean()),
+});
+const parseEmailConfig = (value: unknown): StoredEmailConfig => ZStoredEmailConfig.parse(value);
+
+/** What results show of a provider key: never the key, enough of its end to tell two keys apart. */
+export function maskedKey(key: string): string {
+  if (key === '') return '';
+  return key.length >= 16 ? `${MASKED_KEY_PREFIX}${key.slice(-4)}` : MASKED_KEY_PREFIX;
 }
 
 export interface ActivityConfigUpdate {
@@ -65,6 +110,66 @@ export function createWorkspaceConfigService(deps: {
 }) {
   const { repo, sealer } = deps;
   const open = (sealed: string) => (sealed === '' ? '' : sealer.open(sealed));
+
+  async function storedEmailConfig(apiKeyId: string): Promise<StoredEmailConfig> {
+    const stored = await repo.get<unknown>(apiKeyId, 'email');
+    return stored === null ? EMAIL_CONFIG_DEFAULT : parseEmailConfig(stored);
+  }
+
+  function emailConfigOf(stored: StoredEmailConfig): TEmailConfig {
+    return {
+      useEmailService: stored.useEmailService,
+      emailServiceConfig: {
+        type: stored.type,
+        apiKey: maskedKey(open(stored.apiKeySealed)),
+        fromEmail: stored.fromEmail,
+        fromCompany: stored.fromCompany,
+        triggers: stored.triggers,
+      },
+    };
+  }
+
+  function mergeEmailConfig(stored: StoredEmailConfig, update: EmailConfigUpdate): StoredEmailConfig {
+    const sent = update.emailServiceConfig ?? {};
+    let base = stored;
+    // The States table: enabling a config without triggers seeds the defaults first. The seeded type is
+    // `custom` unless the application already chose another non-default type (e.g. `thirdparty` with its key).
+    const enabling = update.useEmailService === true || sent.type === 'custom';
+    if (enabling && Object.keys(stored.triggers).length === 0) {
+      base = { ...stored, useEmailService: true, type: stored.type === 'default' ? 'custom' : stored.type, triggers: { ...EMAIL_DEFAULT_TRIGGERS } };
+    }
+    // Null-prototype map: trigger names are caller-chosen keys.
+    const triggers = Object.assign(idMap<boolean>(), base.triggers, sent.triggers ?? {});
+    const next: StoredEmailConfig = {
+      useEmailService: update.useEmailService ?? base.useEmailService,
+      type: sent.type ?? base.type,
+      apiKeySealed: sealedKeyAfter(base.apiKeySealed, sent.apiKey),
+      fromEmail: sent.fromEmail ?? base.fromEmail,
+      fromCompany: sent.fromCompany ?? base.fromCompany,
+      triggers,
+    };
+    if (Object.keys(triggers).length > MAX_EMAIL_TRIGGERS) {
+      throw invalidArgument(`data.emailServiceConfig.triggers: at most ${MAX_EMAIL_TRIGGERS} triggers in all (stored and sent)`);
+    }
+    if (next.type === 'thirdparty' && next.apiKeySealed === '') {
+      throw invalidArgument('data.emailServiceConfig.apiKey: type thirdparty sends through the provider\'s API and needs its apiKey');
+    }
+    if (next.type === 'thirdparty' && next.fromEmail === '') {
+      throw invalidArgument('data.emailServiceConfig.fromEmail: type thirdparty needs a sender address (one the provider has verified)');
+    }
+    return next;
+  }
+
+  /** The stored key after a request: unchanged when not sent or sent back masked, removed by "", else the new key sealed. */
+  function sealedKeyAfter(storedSealed: string, sent: string | undefined): string {
+    if (sent === undefined) return storedSealed;
+    if (sent === '') return '';
+    if (sent.startsWith(MASKED_KEY_PREFIX)) {
+      if (storedSealed !== '' && sent === maskedKey(open(storedSealed))) return storedSealed;
+      throw invalidArgument(`data.emailServiceConfig.apiKey: a masked key (${MASKED_KEY_PREFIX}…) is accepted only as the stored key's own mask; send the provider's key`);
+    }
+    return sealer.seal(sent);
+  }
 
   return {
     async activityConfig(apiKeyId: string): Promise<TActivityServiceConfig> {
@@ -124,17 +229,31 @@ export function createWorkspaceConfigService(deps: {
     },
 
     async emailConfig(apiKeyId: string): Promise<TEmailConfig> {
-      const stored = await repo.get<StoredEmailConfig>(apiKeyId, 'email');
-      return {
-        useEmailService: stored?.useEmailService ?? false,
-        emailServiceConfig: {
-          type: stored?.type ?? 'default',
-          apiKey: open(stored?.apiKeySealed ?? ''),
-          fromEmail: stored?.fromEmail ?? '',
-          fromCompany: stored?.fromCompany ?? '',
-          triggers: stored?.triggers ?? {},
-        },
-      };
+      return emailConfigOf(await storedEmailConfig(apiKeyId));
+    },
+
+    /**
+     * The rules of Update Email Config (the States table and the contract's
+     * description): defaults seeded when enabling a config without triggers,
+     * then the request merged over, then the result checked. A compare-and-set
+     * on the row, so two concurrent partial updates both take effect.
+     */
+    async updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate): Promise<TEmailConfig> {
+      const next = await repo.update(apiKeyId, 'email', EMAIL_CONFIG_DEFAULT, (stored) => mergeEmailConfig(parseEmailConfig(stored), update));
+      return emailConfigOf(next);
+    },
+
+    /** The triggers of an application whose email service is on; null while it is off. */
+    async emailTriggers(apiKeyId: string): Promise<Readonly<Record<string, boolean>> | null> {
+      const stored = await storedEmailConfig(apiKeyId);
+      return stored.useEmailService ? stored.triggers : null;
+    },
+
+    /** How an application's email goes out, its key opened; null while its email service is off. */
+    async emailSender(apiKeyId: string): Promise<EmailSenderSettings | null> {
+      const stored = await storedEmailConfig(apiKeyId);
+      if (!stored.useEmailService) return null;
+      return { type: stored.type, apiKey: open(stored.apiKeySealed), fromEmail: stored.fromEmail, fromCompany: stored.fromCompany };
     },
   };
 }
