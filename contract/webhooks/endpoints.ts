@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { operation, pagedResultOf, resultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
+import { boundedObject, MAX_FREE_OBJECT_DEPTH } from '../comments/inputs.js';
 import {
   ZChannels,
   ZEndpointId,
@@ -11,6 +12,9 @@ import {
   ZRateLimit,
   ZWebhookEndpoint,
 } from './schemas.js';
+
+/** A sample event's data: what a receiver is tested with, bounded like other free objects. */
+export const MAX_TEST_EVENT_DATA_BYTES = 65_536;
 
 const URL_RULES =
   'The URL must be http(s); unless the server runs with WEBHOOK_ALLOW_PRIVATE_URLS=true, a host that is or resolves to a loopback, private, link-local or otherwise non-public address is INVALID_ARGUMENT (and deliveries check it again, against DNS rebinding).';
@@ -38,7 +42,7 @@ export const getWebhookEndpoints = operation({
   path: '/v2/workspace/advancedwebhook/endpoints/get',
   summary: 'Get Advanced Webhook Endpoints',
   description:
-    'With `endpointId`: that endpoint, as a one-item list (NOT_FOUND when the application has no such endpoint). Without: the application\'s endpoints, oldest first, paged by an opaque pageToken (null on the last page).',
+    'With `endpointId`: that endpoint, as a one-item list (NOT_FOUND when the application has no such endpoint; a `pageToken` is INVALID_ARGUMENT there, as it belongs to another query). Without: the application\'s endpoints, oldest first, paged by an opaque pageToken (null on the last page).',
   data: z.object({ endpointId: ZEndpointId.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookEndpoint),
 });
@@ -103,7 +107,9 @@ export const sendWebhookTestEvent = operation({
     .object({
       endpointId: ZEndpointId,
       eventType: z.string().min(1).max(256).optional(),
-      data: z.record(z.unknown()).optional(),
+      data: boundedObject(z.record(z.unknown()), MAX_TEST_EVENT_DATA_BYTES)
+        .optional()
+        .describe(`The payload's \`data\` (default \`{}\`): a JSON object of at most ${MAX_TEST_EVENT_DATA_BYTES} bytes and ${MAX_FREE_OBJECT_DEPTH} levels.`),
     })
     .strict(),
   result: resultOf(z.object({ messageId: z.string(), endpointId: z.string() })),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZId } from '../access/schemas.js';
 import { named } from '../common/named.js';
 
 /** Shapes of advanced webhooks: endpoints, the messages sent to them and each delivery attempt. */
@@ -7,13 +8,16 @@ export const MAX_ENDPOINT_URL_LENGTH = 2048;
 export const MAX_FILTER_TYPES = 100;
 export const MAX_CHANNELS = 100;
 export const MAX_ENDPOINT_METADATA_KEYS = 50;
+export const MAX_ENDPOINT_METADATA_KEY_LENGTH = 256;
+export const MAX_ENDPOINT_METADATA_VALUE_LENGTH = 1024;
 /** Deliveries per second an endpoint may ask to be limited to (the spec: a positive integer). */
 export const MAX_ENDPOINT_RATE_LIMIT = 100_000;
 /** How much of a receiver's answer an attempt keeps. */
 export const RESPONSE_EXCERPT_CHARS = 1000;
 
-export const ZEndpointId = z.string().min(1).max(256).describe('The endpoint ID the service assigned (`ep_…`).');
-export const ZMessageId = z.string().min(1).max(256).describe('The message ID (`msg_…`); it is the `webhook-id` header of every delivery of the message.');
+// Service-assigned, but sent back by callers like any ID: `__proto__` is refused as in every ID field.
+export const ZEndpointId = ZId.describe('The endpoint ID the service assigned (`ep_…`).');
+export const ZMessageId = ZId.describe('The message ID (`msg_…`); it is the `webhook-id` header of every delivery of the message.');
 
 export const ZEndpointUrl = z
   .string()
@@ -49,12 +53,15 @@ export const ZEndpointUid = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[A-Za-z0-9._-]+$/, 'may contain only letters, digits, ".", "_" and "-"')
+  // One pattern (OpenAPI keeps only one): the characters, and not `__proto__`, refused in every ID field.
+  .regex(/^(?!__proto__$)[A-Za-z0-9._-]+$/, 'may contain only letters, digits, ".", "_" and "-", and must not be "__proto__"')
   .describe('Your own identifier for the endpoint, unique per application (ALREADY_EXISTS otherwise).');
 export const ZEndpointMetadata = z
-  .record(z.string().max(1024))
+  .record(z.string().max(MAX_ENDPOINT_METADATA_KEY_LENGTH), z.string().max(MAX_ENDPOINT_METADATA_VALUE_LENGTH))
   .refine((value) => Object.keys(value).length <= MAX_ENDPOINT_METADATA_KEYS, `at most ${MAX_ENDPOINT_METADATA_KEYS} keys`)
-  .describe('Your string key/value pairs, returned as given.');
+  .describe(
+    `Your string key/value pairs, returned as given: at most ${MAX_ENDPOINT_METADATA_KEYS} keys of at most ${MAX_ENDPOINT_METADATA_KEY_LENGTH} characters, values of at most ${MAX_ENDPOINT_METADATA_VALUE_LENGTH}.`,
+  );
 
 export const ZWebhookEndpoint = named('WebhookEndpoint', z.object({
   id: z.string(),

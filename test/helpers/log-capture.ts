@@ -9,7 +9,7 @@ import pino, { type Logger } from 'pino';
 const SECRETS_PREFIX = 'secrets-';
 const LOG_PREFIX = 'server-';
 
-export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT'] as const;
+export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT', 'webhook signing secret'] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
 function logDir(): string | undefined {
@@ -38,11 +38,14 @@ export function recordSecret(kind: SecretKind, value: string): void {
 const FIELD_KINDS: Record<string, SecretKind> = { apiKey: 'API key', authToken: 'auth token', workspaceAuthToken: 'workspace auth token' };
 const JWT = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 const FIELD = /"(apiKey|authToken|workspaceAuthToken)":"([^"]+)"/g;
+/** What Get and Rotate Advanced Webhook Endpoint Secret return. */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/]+=*/g;
 
 /** Records the credentials found in a CLI output or a response body. */
 export function recordSecretsIn(text: string): void {
   for (const [, field, value] of text.matchAll(FIELD)) recordSecret(FIELD_KINDS[field!]!, value!);
   for (const [token] of text.matchAll(JWT)) recordSecret('user JWT', token);
+  for (const [secret] of text.matchAll(WEBHOOK_SECRET)) recordSecret('webhook signing secret', secret);
 }
 
 export interface ScanResult {

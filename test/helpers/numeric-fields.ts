@@ -28,6 +28,12 @@ const boundsRecording = {
   from: { userId: 'bounds-user' },
 };
 
+/**
+ * The webhook endpoint the bounds test's workspace creates (with advanced
+ * webhooks on) before the cases run; disabled, so nothing is ever sent to it.
+ */
+export const boundsWebhook = { url: 'https://93.184.215.14/bounds', endpointId: '' };
+
 export const NUMERIC_FIELDS: NumericFieldCase[] = [
   ...(['addPermissions', 'removePermissions'] as const).map((operation) => ({
     operation,
@@ -68,12 +74,42 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       ['getNotifications', '/v2/notifications/get', { organizationId: 'bounds-org', documentId: 'bounds-doc' }],
       ['getActivityLogs', '/v2/activities/get', { organizationId: 'bounds-org' }],
       ['getRecordings', '/v2/recordings/get', { organizationId: 'bounds-org' }],
+      ['getWebhookEndpoints', '/v2/workspace/advancedwebhook/endpoints/get', {}],
     ] as const
   ).map(([operation, path, data]) => ({
     operation,
     path: 'data.pageSize',
     request: (value: number) => ({ path, data: { ...data, pageSize: value } }),
   })),
+  ...(
+    [
+      ['getWebhookMessages', '/v2/workspace/advancedwebhook/messages/get'],
+      ['getWebhookAttempts', '/v2/workspace/advancedwebhook/attempts/get'],
+    ] as const
+  ).map(([operation, path]) => ({
+    operation,
+    path: 'data.pageSize',
+    request: (value: number) => ({ path, data: { endpointId: boundsWebhook.endpointId, pageSize: value } }),
+  })),
+  // Each value on a new endpoint, read back as the newest; and on the one endpoint, read back from it.
+  {
+    operation: 'createWebhookEndpoint',
+    path: 'data.rateLimit',
+    request: (value) => ({ path: '/v2/workspace/advancedwebhook/endpoints/create', data: { url: boundsWebhook.url, disabled: true, rateLimit: value } }),
+    readBack: { path: '/v2/workspace/advancedwebhook/endpoints/get', data: {}, pick: (result: any) => result.data[result.data.length - 1].rateLimit },
+  },
+  {
+    operation: 'updateWebhookEndpoint',
+    path: 'data.rateLimit',
+    request: (value) => ({ path: '/v2/workspace/advancedwebhook/endpoints/update', data: { endpointId: boundsWebhook.endpointId, rateLimit: value } }),
+    readBack: {
+      path: '/v2/workspace/advancedwebhook/endpoints/get',
+      get data() {
+        return { endpointId: boundsWebhook.endpointId };
+      },
+      pick: (result: any) => result.data[0].rateLimit,
+    },
+  },
   {
     operation: 'getFolders',
     path: 'data.maxDepth',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract, type OperationMeta } from '../../contract/index.js';
+import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
 /**
@@ -30,6 +31,16 @@ const own = (data: any, id: string) => {
   expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
   return Object.getOwnPropertyDescriptor(data, id)?.value;
 };
+
+/**
+ * Webhook endpoint and message IDs are the service's, so each run keeps those
+ * its create and test-event steps got, per ID. `__proto__` creates none, so its
+ * run sends `__proto__` as those IDs too.
+ */
+const webhook = new Map<string, { endpointId: string; messageId?: string }>();
+const endpointOf = (id: string) => webhook.get(id)?.endpointId ?? id;
+const messageOf = (id: string) => webhook.get(id)?.messageId ?? id;
+let receiverUrl = '';
 
 const steps: Step[] = [
   { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
@@ -342,6 +353,56 @@ const steps: Step[] = [
   { op: 'deleteDocument', data: (id) => ({ organizationId: id, documentId: id }) },
   { op: 'deleteFolder', data: (id) => ({ organizationId: id, folderId: id }) },
   { op: 'deleteOrganization', data: (id) => ({ organizationId: id }) },
+  { op: 'updateAdvancedWebhookConfig', data: () => ({ isEnabled: true }), takesIds: false, check: (d) => expect(d).toEqual({ isEnabled: true }) },
+  { op: 'getAdvancedWebhookConfig', data: () => ({}), takesIds: false, check: (d) => expect(d).toEqual({ isEnabled: true }) },
+  // uid, event types, channels and metadata keys are the caller's names: ordinary, keyed by exactly them.
+  {
+    op: 'createWebhookEndpoint',
+    data: (id) => ({ url: receiverUrl, description: id, filterTypes: [id], channels: [`org:${id}`], uid: id, metadata: { [id]: id } }),
+    check: (d, id) => {
+      webhook.set(id, { endpointId: d.id });
+      expect([d.uid, d.filterTypes, d.channels]).toEqual([id, [id], [`org:${id}`]]);
+      keyedBy(d.metadata, id);
+      expect(own(d.metadata, id)).toBe(id);
+    },
+  },
+  {
+    op: 'getWebhookEndpoints',
+    data: (id) => ({ endpointId: endpointOf(id) }),
+    check: (d, id) => {
+      expect(d.map((e: any) => e.uid)).toEqual([id]);
+      expect(own(d[0].metadata, id)).toBe(id);
+    },
+  },
+  {
+    op: 'updateWebhookEndpoint',
+    data: (id) => ({ endpointId: endpointOf(id), uid: id, metadata: { [id]: 'updated' } }),
+    check: (d, id) => {
+      keyedBy(d.metadata, id);
+      expect(own(d.metadata, id)).toBe('updated');
+    },
+  },
+  { op: 'getWebhookEndpointSecret', data: (id) => ({ endpointId: endpointOf(id) }), check: (d) => expect(d.secret).toMatch(/^whsec_/) },
+  { op: 'rotateWebhookEndpointSecret', data: (id) => ({ endpointId: endpointOf(id) }), check: (d) => expect(d.secret).toMatch(/^whsec_/) },
+  {
+    op: 'sendWebhookTestEvent',
+    data: (id) => ({ endpointId: endpointOf(id), eventType: id, data: { [id]: id } }),
+    check: (d, id) => {
+      webhook.get(id)!.messageId = d.messageId;
+    },
+  },
+  {
+    op: 'getWebhookMessages',
+    data: (id) => ({ endpointId: endpointOf(id) }),
+    check: (d, id) => {
+      expect(d.map((m: any) => [m.eventType, m.payload.event, m.payload.source, m.payload.actionType])).toEqual([[id, id, id, id]]);
+      keyedBy(d[0].payload.data, id);
+      expect(own(d[0].payload.data, id)).toBe(id);
+    },
+  },
+  { op: 'getWebhookAttempts', data: (id) => ({ endpointId: endpointOf(id), messageId: messageOf(id) }) },
+  { op: 'resendWebhookMessage', data: (id) => ({ endpointId: endpointOf(id), messageId: messageOf(id) }), check: (d, id) => expect(d.messageId).toBe(messageOf(id)) },
+  { op: 'deleteWebhookEndpoint', data: (id) => ({ endpointId: endpointOf(id) }), check: (d, id) => expect(d.endpointId).toBe(endpointOf(id)) },
   { op: 'getActivityConfig', data: () => ({}), takesIds: false },
   { op: 'updatePermissionProviderConfig', data: (id) => ({ permissionProviderConfig: { authToken: id } }), takesIds: false },
   { op: 'getPermissionProviderConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(d.permissionProviderConfig.authToken).toBe(id) },
@@ -361,9 +422,14 @@ const steps: Step[] = [
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Private URLs: the webhook endpoints are a local receiver.
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  receiverUrl = (await startReceiver((_req, res) => res.writeHead(204).end())).url;
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await closeReceivers();
+});
 
 function headersFor(route: Route, ws: WorkspaceCredentials): Record<string, string> {
   if (route.metadata.auth === 'workspace') return { 'x-service-workspace-id': ws.workspaceId, 'x-service-workspace-auth-token': ws.workspaceAuthToken };

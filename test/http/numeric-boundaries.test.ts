@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { usingPostgres } from '../helpers/database.js';
-import { NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
+import { boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { z } from 'zod';
 
@@ -18,6 +18,9 @@ beforeAll(async () => {
   const headers = appHeaders(ws);
   await server.post('/v2/organizations/add', { data: { organizationId: 'bounds-org' } }, headers);
   await server.post('/v2/organizations/documents/add', { data: { organizationId: 'bounds-org', documentId: 'bounds-doc' } }, headers);
+  await server.post('/v2/workspace/advancedwebhookconfig/update', { data: { isEnabled: true } }, headers);
+  const endpoint = await server.post('/v2/workspace/advancedwebhook/endpoints/create', { data: { url: boundsWebhook.url, disabled: true } }, headers);
+  boundsWebhook.endpointId = endpoint.body.result.data.id;
 });
 afterAll(() => server?.close());
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { createSettingsRepo } from '../../server/domains/workspace/repo.js';
+import { eventually } from '../helpers/eventually.js';
+import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
 /**
@@ -47,20 +49,47 @@ const READS: ReadCase[] = [
   // A's job IDs (B cannot know them, but might guess or steal one): the status must not exist for B.
   { name: 'getDeleteAllUserDataStatus', path: '/v2/users/data/delete/status', headers: appHeaders, data: () => ({ jobId: jobIds.erasure }) },
   { name: 'getMigrateDocumentsStatus', path: '/v2/organizations/documents/migrate/status', headers: appHeaders, data: () => ({ organizationId: ID, migrationId: jobIds.migration }) },
+  // A's webhook endpoint and message IDs (assigned by the service; B might guess or steal one).
+  { name: 'getAdvancedWebhookConfig', path: '/v2/workspace/advancedwebhookconfig/get', headers: appHeaders, data: () => ({}) },
+  { name: 'getWebhookEndpoints', path: '/v2/workspace/advancedwebhook/endpoints/get', headers: appHeaders, data: () => ({ endpointId: webhookIds.endpoint }) },
+  { name: 'getWebhookEndpointSecret', path: '/v2/workspace/advancedwebhook/endpoints/secret/get', headers: appHeaders, data: () => ({ endpointId: webhookIds.endpoint }) },
+  { name: 'getWebhookMessages', path: '/v2/workspace/advancedwebhook/messages/get', headers: appHeaders, data: () => ({ endpointId: webhookIds.endpoint }) },
+  {
+    name: 'getWebhookAttempts',
+    path: '/v2/workspace/advancedwebhook/attempts/get',
+    headers: appHeaders,
+    data: () => ({ endpointId: webhookIds.endpoint, messageId: webhookIds.message }),
+  },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
-const NOT_FOUND_FOR_B = ['getCrdtData', 'getLiveStateData', 'getPresence', 'getAuthTokens', 'getAllUserData', 'getAllUserDataV2', 'getDeleteAllUserDataStatus', 'getMigrateDocumentsStatus'];
+const NOT_FOUND_FOR_B = [
+  'getCrdtData',
+  'getLiveStateData',
+  'getPresence',
+  'getAuthTokens',
+  'getAllUserData',
+  'getAllUserDataV2',
+  'getDeleteAllUserDataStatus',
+  'getMigrateDocumentsStatus',
+  'getWebhookEndpoints',
+  'getWebhookEndpointSecret',
+  'getWebhookMessages',
+  'getWebhookAttempts',
+];
 const jobIds = { erasure: '', migration: '' };
+/** A's webhook endpoint, with one message delivered (a test event carrying the marker). */
+const webhookIds = { endpoint: '', message: '' };
 
 let server: TestServer;
 let a: WorkspaceCredentials;
 let b: WorkspaceCredentials;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Private URLs: A's webhook endpoint is a local receiver.
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   a = await server.workspace(`${MARKER}@example.com`);
   b = await server.workspace();
   const settings = createSettingsRepo(server.running.database.db);
@@ -108,8 +137,17 @@ beforeAll(async () => {
     useEmailService: true,
     emailServiceConfig: { type: 'thirdparty', apiKey: `SG.${MARKER}-provider-key`, fromEmail: `${MARKER}@example.com`, fromCompany: MARKER, triggers: { [MARKER]: true } },
   });
+  const receiver = await startReceiver((_req, res) => res.writeHead(200).end(MARKER));
+  await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+  const endpoint = await client.webhooks.createWebhookEndpoint({ url: `${receiver.url}/${MARKER}`, description: MARKER, uid: MARKER, metadata: { [MARKER]: MARKER } });
+  webhookIds.endpoint = endpoint.data.id;
+  webhookIds.message = (await client.webhooks.sendWebhookTestEvent({ endpointId: webhookIds.endpoint, eventType: MARKER, data: { [MARKER]: MARKER } })).data.messageId;
+  await eventually(async () => (await client.webhooks.getWebhookAttempts({ endpointId: webhookIds.endpoint })).data.length === 1, "A's webhook attempt");
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await closeReceivers();
+});
 
 describe('another workspace sees nothing of workspace A', () => {
   it('covers every read operation of the contract', () => {
@@ -124,6 +162,8 @@ describe('another workspace sees nothing of workspace A', () => {
       const own = await server.post(read.path, { data: read.data(a) }, read.headers(a));
       expect(own.status).toBe(200);
       if (read.name === 'getPermissions') expect(own.body.result.data[ID].context).toEqual({ accessFields: [`team:${MARKER}`] });
+      // A's own read shows the marker where A's data holds it: B's not showing it proves something.
+      if (read.name.startsWith('getWebhook') && read.name !== 'getWebhookEndpointSecret') expect(JSON.stringify(own.body)).toContain(MARKER);
       const res = await server.post(read.path, { data: read.data(a) }, read.headers(b));
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);
@@ -155,9 +195,39 @@ describe('another workspace cannot change workspace A', () => {
     ['/v2/presence/update', { organizationId: ID, documentId: ID, userId: ID, state: {} }],
     ['/v2/presence/delete', { organizationId: ID, documentId: ID, userIds: [ID] }],
   ];
+  /** Writes naming A's webhook endpoint (and message): resolved when the tests run. */
+  const webhookWrites: Array<[string, () => unknown]> = [
+    ['/v2/workspace/advancedwebhook/endpoints/update', () => ({ endpointId: webhookIds.endpoint, url: 'http://127.0.0.1:1/stolen', disabled: true })],
+    ['/v2/workspace/advancedwebhook/endpoints/delete', () => ({ endpointId: webhookIds.endpoint })],
+    ['/v2/workspace/advancedwebhook/endpoints/secret/rotate', () => ({ endpointId: webhookIds.endpoint })],
+    ['/v2/workspace/advancedwebhook/endpoints/test', () => ({ endpointId: webhookIds.endpoint })],
+    ['/v2/workspace/advancedwebhook/messages/resend', () => ({ endpointId: webhookIds.endpoint, messageId: webhookIds.message })],
+  ];
   it.each(writes)('%s finds nothing of A', async (path, data) => {
     const res = await server.post(path, { data }, appHeaders(b));
     expect([res.status, res.body.error?.status]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it.each(webhookWrites)("%s finds nothing of A's webhooks and leaves them", async (path, data) => {
+    const before = await server.post('/v2/workspace/advancedwebhook/endpoints/get', { data: { endpointId: webhookIds.endpoint } }, appHeaders(a));
+    const secret = await server.post('/v2/workspace/advancedwebhook/endpoints/secret/get', { data: { endpointId: webhookIds.endpoint } }, appHeaders(a));
+    const res = await server.post(path, { data: data() }, appHeaders(b));
+    expect([res.status, res.body.error?.status]).toEqual([404, 'NOT_FOUND']);
+    expect(await server.post('/v2/workspace/advancedwebhook/endpoints/get', { data: { endpointId: webhookIds.endpoint } }, appHeaders(a))).toMatchObject({ body: before.body });
+    expect(await server.post('/v2/workspace/advancedwebhook/endpoints/secret/get', { data: { endpointId: webhookIds.endpoint } }, appHeaders(a))).toMatchObject({ body: secret.body });
+    const messages = await server.post('/v2/workspace/advancedwebhook/messages/get', { data: { endpointId: webhookIds.endpoint } }, appHeaders(a));
+    expect(messages.body.result.data.map((m: { messageId: string; status: string }) => [m.messageId, m.status])).toEqual([[webhookIds.message, 'succeeded']]);
+  });
+
+  it("B's own endpoint list never shows A's endpoints", async () => {
+    const client = server.client(b);
+    await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+    // A's uid: free for B (ALREADY_EXISTS would tell B that A uses it).
+    const own = (await client.webhooks.createWebhookEndpoint({ url: 'http://127.0.0.1:1/b', uid: MARKER })).data;
+    const res = await server.post('/v2/workspace/advancedwebhook/endpoints/get', { data: {} }, appHeaders(b));
+    expect(res.body.result.data.map((e: { id: string }) => e.id)).toEqual([own.id]);
+    await client.webhooks.deleteWebhookEndpoint({ endpointId: own.id });
+    await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: false });
   });
 
   it("B adding users to a group of the same name reports A's group as missing, per user", async () => {

@@ -5,7 +5,7 @@ import type { TWebhookEndpoint } from '../../../contract/webhooks/schemas.js';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Sealer } from '../../lib/crypto.js';
 import type { Ids } from '../../lib/ids.js';
@@ -128,7 +128,8 @@ export function createWebhookEndpoints(deps: {
 
     async list(apiKeyId: string, input: { endpointId?: string; pageSize?: number; pageToken?: string }) {
       if (input.endpointId !== undefined) {
-        // One endpoint: a one-item page; a page token makes no sense here.
+        // One endpoint: a one-item page. No page of this query has a token, so any token is another query's.
+        if (input.pageToken !== undefined) throw invalidArgument('pageToken is not valid for this request: a request with endpointId has a single page');
         return { items: [toEndpoint(await find(apiKeyId, input.endpointId))], pageToken: null };
       }
       const page = await deps.pageTokens.page(
