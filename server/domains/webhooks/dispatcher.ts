@@ -295,7 +295,8 @@ export function createWebhookDispatcher(deps: {
   async function finishWithout(row: Claimed, state: 'canceled' | 'failed'): Promise<void> {
     await db.webhookDelivery.updateMany({
       where: { id: row.id, leaseOwner: row.leaseOwner },
-      data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()) },
+      // Canceled: no try was made, so the claim's count is undone.
+      data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()), ...(state === 'canceled' ? { attempts: { decrement: 1 } } : {}) },
     });
   }
 
