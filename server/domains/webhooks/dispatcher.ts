@@ -98,7 +98,8 @@ export function createWebhookDispatcher(deps: {
   let started = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let pumping = false;
+  /** The claim loop running now, if any: runDue and stop wait for what it is about to launch. */
+  let pumpRun: Promise<void> | undefined;
   let pumpAgain = false;
   let lastPrune = 0;
 
@@ -116,13 +117,21 @@ export function createWebhookDispatcher(deps: {
     if (slots <= 0) return [];
     const now = clock.nowMs();
     const q = sql();
+    // Endpoints already at their cap here are left out of the candidates: their backlog (oldest first)
+    // would otherwise fill the LIMIT and starve every other endpoint until one of their tries ends.
+    const saturated = [...inFlight].filter(([, n]) => n >= options.perEndpointConcurrency).map(([endpointId]) => endpointId);
+    // Placeholders in the order they appear in the text (SQLite's `?` are positional).
+    const dueAt = q.bind(now);
+    const leaseFree = q.bind(now);
+    const notSaturated = saturated.length === 0 ? '' : ` AND "endpointId" NOT IN (${saturated.map((id) => q.bind(id)).join(', ')})`;
+    const perEndpoint = q.bind(options.perEndpointConcurrency);
     // Candidates first (a window function cannot be combined with FOR UPDATE); the conditional UPDATE below decides.
     const candidates = await db.$queryRawUnsafe<{ id: string; endpointId: string }[]>(
       `SELECT "id", "endpointId" FROM (
          SELECT "id", "endpointId", "nextAttemptAt", ROW_NUMBER() OVER (PARTITION BY "endpointId" ORDER BY "nextAttemptAt", "id") AS "rank"
          FROM "WebhookDelivery"
-         WHERE "state" = 'pending' AND "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)}
-       ) AS "due" WHERE "rank" <= ${q.bind(options.perEndpointConcurrency)}
+         WHERE "state" = 'pending' AND "nextAttemptAt" <= ${dueAt} AND COALESCE("leaseUntil", 0) < ${leaseFree}${notSaturated}
+       ) AS "due" WHERE "rank" <= ${perEndpoint}
        ORDER BY "nextAttemptAt", "id" LIMIT ${q.bind(slots * CANDIDATES_PER_SLOT)}`,
       ...q.params,
     );
@@ -290,6 +299,12 @@ export function createWebhookDispatcher(deps: {
       if (failed && outcome.gone) {
         // 410 Gone: the receiver says it is gone for good (Svix does the same).
         await db.webhookEndpoint.updateMany({ where: { id: row.endpointId }, data: { disabled: true, updatedAt: BigInt(at) } });
+        // Its other messages will not be sent: canceled now, not only when each comes due (a retry may be
+        // hours away). A try in flight elsewhere keeps its lease; its next claim finds the endpoint disabled.
+        await db.webhookDelivery.updateMany({
+          where: { endpointId: row.endpointId, state: 'pending', id: { not: row.id }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: BigInt(at) } }] },
+          data: { state: 'canceled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: BigInt(at) },
+        });
         deps.log.warn({ endpointId: row.endpointId }, 'webhook endpoint answered 410 Gone: disabled');
       }
       if (exhausted && count === 1 && message.eventType !== EXHAUSTED_EVENT) {
@@ -331,26 +346,28 @@ export function createWebhookDispatcher(deps: {
   }
 
   /** Fills free slots until nothing more is due; one pump at a time, re-run when asked meanwhile. */
-  async function pump(): Promise<void> {
-    if (pumping) {
+  function pump(): Promise<void> {
+    if (pumpRun !== undefined) {
       pumpAgain = true;
-      return;
+      return pumpRun;
     }
-    pumping = true;
-    try {
-      do {
-        pumpAgain = false;
-        if (stopped) break;
-        const free = options.concurrency - total;
-        const rows = await claim(free);
-        for (const row of rows) void launch(row);
-        if (rows.length > 0 && rows.length === free) pumpAgain = false; // slots refill through launch's finally
-      } while (pumpAgain);
-    } catch (error) {
-      deps.log.error({ err: error }, 'webhook dispatcher poll failed');
-    } finally {
-      pumping = false;
-    }
+    pumpRun = (async () => {
+      try {
+        do {
+          pumpAgain = false;
+          if (stopped) break;
+          const free = options.concurrency - total;
+          const rows = await claim(free);
+          for (const row of rows) void launch(row);
+          if (rows.length > 0 && rows.length === free) pumpAgain = false; // slots refill through launch's finally
+        } while (pumpAgain);
+      } catch (error) {
+        deps.log.error({ err: error }, 'webhook dispatcher poll failed');
+      } finally {
+        pumpRun = undefined;
+      }
+    })();
+    return pumpRun;
   }
 
   function schedule() {
@@ -373,8 +390,12 @@ export function createWebhookDispatcher(deps: {
     async runDue() {
       let tries = 0;
       for (;;) {
+        // A claim of the background pump (woken by a commit) may hold rows it has not launched yet:
+        // wait for it, or this would see nothing due and nothing running, and return too early.
+        if (pumpRun !== undefined) await pumpRun;
         const rows = await claim(options.concurrency - total);
         if (rows.length === 0) {
+          if (pumpRun !== undefined) continue;
           if (running.size === 0) return tries;
           await Promise.race(running);
           continue;
@@ -395,6 +416,8 @@ export function createWebhookDispatcher(deps: {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      // A claim in progress launches what it took: wait for it, then for every try.
+      if (pumpRun !== undefined) await pumpRun;
       while (running.size > 0) await Promise.allSettled([...running]);
       agents.http.destroy();
       agents.https.destroy();
