@@ -3,7 +3,13 @@ import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../server/cli.js';
-import { openDatabase, type Database } from '../../server/db/client.js';
+import { loadConfig } from '../../server/config.js';
+import type { Database } from '../../server/db/client.js';
+import { openMigratedDatabase } from '../../server/db/startup.js';
+import { createLogger } from '../../server/http/logging.js';
+import { systemClock } from '../../server/lib/clock.js';
+import { openVerifiedSealer } from '../../server/lib/master-key.js';
+import { createServices, type Services } from '../../server/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { recordSecretsIn } from './log-capture.js';
 import type { WorkspaceCredentials } from './server.js';
@@ -59,12 +65,17 @@ export async function killServer(server: ServerProcess): Promise<void> {
 
 /**
  * A fresh database (SQLite, or PostgreSQL with TEST_DATABASE_URL) with one
- * workspace, for servers run as processes; `db` reads its state from the test.
+ * workspace, for servers run as processes. `database` reads their state from
+ * the test; `services` are the server's services on that database with
+ * nothing started (no dispatcher, no job worker), as the operator CLI has
+ * them: what they write waits for a server process to pick it up.
  */
 export interface ProcessFixture {
   env: NodeJS.ProcessEnv;
   workspace: WorkspaceCredentials;
+  apiKeyId: string;
   database: Database;
+  services: Services;
   close(): Promise<void>;
 }
 
@@ -75,11 +86,17 @@ export async function processFixture(env: NodeJS.ProcessEnv = {}): Promise<Proce
   if (result.code !== 0) throw new Error(`workspace create failed: ${result.stderr}`);
   recordSecretsIn(result.stdout);
   const workspace = JSON.parse(result.stdout) as WorkspaceCredentials;
-  const database = await openDatabase(testDb.url);
+  const config = loadConfig({ ...process.env, ...fullEnv });
+  const { database } = await openMigratedDatabase(testDb.url);
+  const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
+  const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger: createLogger('silent'), clock: systemClock });
+  const { id: apiKeyId } = await database.db.apiKey.findFirstOrThrow({ where: { workspaceId: workspace.workspaceId }, select: { id: true } });
   return {
     env: fullEnv,
     workspace,
+    apiKeyId,
     database,
+    services,
     async close() {
       await database.close();
       await testDb.drop();
