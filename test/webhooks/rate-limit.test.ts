@@ -1,7 +1,15 @@
 // An endpoint's rateLimit (deliveries per second) holds in fixed one-second
 // windows counted in the database: on a test clock exactly `rateLimit` go out
-// per second; on the real clock the receiver never sees more in one calendar
-// second, with one process and (PostgreSQL) with two processes sharing the work.
+// per second; on the real clock no calendar second holds more than
+// `rateLimit` tries, with one process and (PostgreSQL) with two processes
+// sharing the work.
+//
+// A window is the second in which a try starts, on the sending server's clock;
+// it is the try's webhook-timestamp, which the receiver reads. The arrival
+// time adds the transit (a few ms, far more on a loaded machine: under the
+// full suite on 2 CPUs a try started at .99x was seen to arrive 130–270 ms
+// later, in the next second). So the strict assertion is on the tries'
+// seconds; the per-arrival-second counts are printed.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../sdk/index.js';
 import { testClock } from '../../server/lib/clock.js';
@@ -25,11 +33,14 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-/** Deliveries received per calendar second (by arrival time at the receiver). */
-function perSecond(received: readonly Received[]): number[] {
-  const counts = new Map<number, number>();
-  for (const r of received) counts.set(Math.floor(r.receivedAt / 1000), (counts.get(Math.floor(r.receivedAt / 1000)) ?? 0) + 1);
-  return [...counts.values()];
+/** Tries per calendar second: by the second each started in (webhook-timestamp), and by arrival at the receiver. */
+function perSecond(received: readonly Received[]): { started: number[]; arrived: number[] } {
+  const count = (second: (r: Received) => number) => {
+    const counts = new Map<number, number>();
+    for (const r of received) counts.set(second(r), (counts.get(second(r)) ?? 0) + 1);
+    return [...counts.values()];
+  };
+  return { started: count((r) => Number(r.headers['webhook-timestamp'])), arrived: count((r) => Math.floor(r.receivedAt / 1000)) };
 }
 
 describe('one process', () => {
@@ -66,7 +77,34 @@ describe('one process', () => {
     expect(new Set(limited.received.map(idOf)).size).toBe(12);
   });
 
-  it('never lets more than rateLimit arrive in one calendar second (real clock)', async () => {
+  it('never moves a window back: a process whose second another process has already left gets no slot (test clock)', async () => {
+    const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 0, 900));
+    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0' }, { overrides: { clock } });
+    servers.push(server);
+    const db = server.running.database.db;
+    const client = server.client(await server.workspace());
+    await enableWebhooks(client);
+    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const endpoint = await createEndpoint(client, { url: receiver.url, rateLimit: 5 });
+    // Another process, a moment ahead, has opened the next second's window and used it up.
+    const nextSecond = Math.floor(clock.nowMs() / 1000) + 1;
+    await db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { rateWindow: BigInt(nextSecond), rateCount: 5 } });
+    await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id });
+    await server.running.services.webhookDispatcher.runDue();
+    expect(receiver.received).toHaveLength(0);
+    // Its count stands (resetting it to this process's older second would let five more through in the next one).
+    expect(await db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id }, select: { rateWindow: true, rateCount: true } })).toEqual({
+      rateWindow: BigInt(nextSecond),
+      rateCount: 5,
+    });
+    const [delivery] = await db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: BigInt(nextSecond * 1000) });
+    clock.set((nextSecond + 1) * 1000);
+    await server.running.services.webhookDispatcher.runDue();
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('never starts more than rateLimit tries in one calendar second (real clock)', async () => {
     const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
     servers.push(server);
     const client = server.client(await server.workspace());
@@ -75,14 +113,15 @@ describe('one process', () => {
     const endpoint = await createEndpoint(client, { url: receiver.url, rateLimit: 5 });
     for (let i = 0; i < 20; i++) await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id, data: { i } });
     await eventually(() => receiver.received.length === 20, 'all 20 messages');
-    const counts = perSecond(receiver.received);
-    expect(Math.max(...counts)).toBeLessThanOrEqual(5);
-    expect(counts.length).toBeGreaterThanOrEqual(4);
+    const { started, arrived } = perSecond(receiver.received);
+    console.log(`rate limit 5/s, one process: tries per second ${started.join(',')}; arrivals per second ${arrived.join(',')}`);
+    expect(Math.max(...started)).toBeLessThanOrEqual(5);
+    expect(started.length).toBeGreaterThanOrEqual(4);
   });
 });
 
 describe.skipIf(!usingPostgres)('two processes on one PostgreSQL', () => {
-  it('share one budget: never more than rateLimit arrive in one calendar second, and both send', async () => {
+  it('share one budget: never more than rateLimit tries start in one calendar second, and both send', async () => {
     fixture = await processFixture({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
     const { services, apiKeyId } = fixture;
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
@@ -97,14 +136,15 @@ describe.skipIf(!usingPostgres)('two processes on one PostgreSQL', () => {
     await eventually(() => receiver.received.length === MESSAGES, `all ${MESSAGES} messages`, 60_000);
     watch?.stop();
 
-    const counts = perSecond(receiver.received);
-    expect(Math.max(...counts)).toBeLessThanOrEqual(5);
+    const { started, arrived } = perSecond(receiver.received);
+    expect(Math.max(...started)).toBeLessThanOrEqual(5);
+    expect(started.length).toBeGreaterThanOrEqual(MESSAGES / 5);
     expect(new Set(receiver.received.map(idOf)).size).toBe(MESSAGES);
     const client = createClient({ baseUrl: pair[0]!.url, apiKey: fixture.workspace.apiKey, authToken: fixture.workspace.authToken });
     expect((await client.webhooks.getWebhookMessages({ endpointId: endpoint.id, status: 'pending' })).data).toEqual([]);
     if (watch) {
       const senders = new Set(receiver.received.map((r) => watch.owners.get(r.remotePort!)).filter((pid) => pid !== undefined));
-      console.log(`rate limit across two processes: per-second counts ${counts.join(',')}; sent by ${senders.size} processes`);
+      console.log(`rate limit 5/s, two processes: tries per second ${started.join(',')}; arrivals per second ${arrived.join(',')}; sent by ${senders.size} processes`);
       expect(senders.size).toBe(2);
     }
   }, 120_000);

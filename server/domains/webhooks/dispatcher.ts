@@ -165,23 +165,26 @@ export function createWebhookDispatcher(deps: {
   /**
    * One slot of the endpoint's per-second budget, counted on the endpoint row
    * so every process shares it: a fixed one-second window, taken by one
-   * conditional UPDATE.
+   * conditional UPDATE. The window only moves forward: a process whose second
+   * is already past (it read the clock just before another process opened
+   * the next window) gets no slot, rather than resetting the newer window's count.
+   * `at` is when the try starts: its webhook-timestamp is in the window it counts in.
    */
-  async function takeRateSlot(endpointId: string, limit: number, now: number): Promise<boolean> {
-    const second = Math.floor(now / 1000);
+  async function takeRateSlot(endpointId: string, limit: number, at: number): Promise<{ taken: boolean; second: number }> {
+    const second = Math.floor(at / 1000);
     const q = sql();
     const rows = await db.$queryRawUnsafe<{ id: string }[]>(
       `UPDATE "WebhookEndpoint"
        SET "rateCount" = CASE WHEN "rateWindow" = ${q.bind(second)} THEN "rateCount" + 1 ELSE 1 END, "rateWindow" = ${q.bind(second)}
-       WHERE "id" = ${q.bind(endpointId)} AND ("rateWindow" <> ${q.bind(second)} OR "rateCount" < ${q.bind(limit)})
+       WHERE "id" = ${q.bind(endpointId)} AND ("rateWindow" < ${q.bind(second)} OR ("rateWindow" = ${q.bind(second)} AND "rateCount" < ${q.bind(limit)}))
        RETURNING "id"`,
       ...q.params,
     );
-    return rows.length === 1;
+    return { taken: rows.length === 1, second };
   }
 
-  async function send(url: string, secrets: string[], messageId: string, body: string): Promise<{ outcome: Outcome; durationMs: number }> {
-    const at = new Date(clock.nowMs());
+  async function send(url: string, secrets: string[], messageId: string, body: string, startAt: number): Promise<{ outcome: Outcome; durationMs: number }> {
+    const at = new Date(startAt);
     const headers = {
       'user-agent': USER_AGENT,
       'webhook-id': messageId,
@@ -248,14 +251,19 @@ export function createWebhookDispatcher(deps: {
       });
       return;
     }
-    if (endpoint.rateLimit !== null && !(await takeRateSlot(row.endpointId, endpoint.rateLimit, now))) {
-      await release(row, (Math.floor(now / 1000) + 1) * 1000);
-      return;
+    // The try's start: its rate-limit window and its webhook-timestamp.
+    const startAt = clock.nowMs();
+    if (endpoint.rateLimit !== null) {
+      const slot = await takeRateSlot(row.endpointId, endpoint.rateLimit, startAt);
+      if (!slot.taken) {
+        await release(row, (slot.second + 1) * 1000);
+        return;
+      }
     }
     const secrets = [open(endpoint.secretSealed)];
     if (endpoint.previousSecretSealed !== null && Number(endpoint.previousSecretUntil ?? 0) > now) secrets.push(open(endpoint.previousSecretSealed));
 
-    const { outcome, durationMs } = await send(endpoint.url, secrets, row.messageId, message.body);
+    const { outcome, durationMs } = await send(endpoint.url, secrets, row.messageId, message.body, startAt);
 
     const tries = Number(row.attempts) + 1;
     const at = clock.nowMs();
