@@ -61,6 +61,21 @@ interface Claimed {
   manual: boolean | number;
 }
 
+/** A claimed delivery with what its try needs, read for the whole claim in one go. */
+interface Work {
+  row: Claimed;
+  endpoint: {
+    url: string;
+    disabled: boolean;
+    rateLimit: number | null;
+    secretSealed: string;
+    previousSecretSealed: string | null;
+    /** Unix ms. */
+    previousSecretUntil: number | null;
+  };
+  message: { body: string; eventType: string; apiKeyId: string; organizationId: string | null; documentId: string | null };
+}
+
 type Outcome =
   | { kind: 'success'; status: number; response: string }
   | { kind: 'failure'; status: number | null; response: string; retryAfterMs: number | null; gone: boolean };
@@ -112,8 +127,11 @@ export function createWebhookDispatcher(deps: {
     return { params, bind };
   };
 
-  /** Up to `slots` due deliveries, at most perEndpointConcurrency − running per endpoint, leased to this process. */
-  async function claim(slots: number): Promise<Claimed[]> {
+  /**
+   * Up to `slots` due deliveries, at most perEndpointConcurrency − running per
+   * endpoint, leased to this process, with their endpoint and message.
+   */
+  async function claim(slots: number): Promise<Work[]> {
     if (slots <= 0) return [];
     const now = clock.nowMs();
     const q = sql();
@@ -124,15 +142,13 @@ export function createWebhookDispatcher(deps: {
     const dueAt = q.bind(now);
     const leaseFree = q.bind(now);
     const notSaturated = saturated.length === 0 ? '' : ` AND "endpointId" NOT IN (${saturated.map((id) => q.bind(id)).join(', ')})`;
-    const perEndpoint = q.bind(options.perEndpointConcurrency);
-    // Candidates first (a window function cannot be combined with FOR UPDATE); the conditional UPDATE below decides.
+    // Oldest due first, read through the (state, nextAttemptAt) index: the cost is the LIMIT, not the backlog.
+    // An endpoint below its cap can hold at most perEndpointConcurrency candidates it cannot take, so the
+    // LIMIT leaves room past them; candidates are only candidates, the conditional UPDATE below decides.
     const candidates = await db.$queryRawUnsafe<{ id: string; endpointId: string }[]>(
-      `SELECT "id", "endpointId" FROM (
-         SELECT "id", "endpointId", "nextAttemptAt", ROW_NUMBER() OVER (PARTITION BY "endpointId" ORDER BY "nextAttemptAt", "id") AS "rank"
-         FROM "WebhookDelivery"
-         WHERE "state" = 'pending' AND "nextAttemptAt" <= ${dueAt} AND COALESCE("leaseUntil", 0) < ${leaseFree}${notSaturated}
-       ) AS "due" WHERE "rank" <= ${perEndpoint}
-       ORDER BY "nextAttemptAt", "id" LIMIT ${q.bind(slots * CANDIDATES_PER_SLOT)}`,
+      `SELECT "id", "endpointId" FROM "WebhookDelivery"
+       WHERE "state" = 'pending' AND "nextAttemptAt" <= ${dueAt} AND COALESCE("leaseUntil", 0) < ${leaseFree}${notSaturated}
+       ORDER BY "nextAttemptAt", "id" LIMIT ${q.bind(slots * CANDIDATES_PER_SLOT + options.perEndpointConcurrency)}`,
       ...q.params,
     );
     const chosen: string[] = [];
@@ -146,12 +162,59 @@ export function createWebhookDispatcher(deps: {
     }
     if (chosen.length === 0) return [];
     const u = sql();
-    return db.$queryRawUnsafe<Claimed[]>(
+    const rows = await db.$queryRawUnsafe<Claimed[]>(
       `UPDATE "WebhookDelivery" SET "leaseOwner" = ${u.bind(owner)}, "leaseUntil" = ${u.bind(now + leaseMs)}, "updatedAt" = ${u.bind(now)}
-       WHERE "id" IN (${chosen.map(u.bind).join(', ')}) AND "state" = 'pending' AND "nextAttemptAt" <= ${u.bind(now)} AND COALESCE("leaseUntil", 0) < ${u.bind(now)}
+       WHERE "id" IN (${chosen.map((id) => u.bind(id)).join(', ')}) AND "state" = 'pending' AND "nextAttemptAt" <= ${u.bind(now)} AND COALESCE("leaseUntil", 0) < ${u.bind(now)}
        RETURNING "id", "endpointId", "messageId", "attempts", "manual"`,
       ...u.params,
     );
+    if (rows.length === 0) return [];
+    // Endpoints and messages of the whole claim in one statement, not two per try (on SQLite each statement waits its turn).
+    const d = sql();
+    const details = await db.$queryRawUnsafe<
+      {
+        id: string;
+        url: string;
+        disabled: boolean | number | bigint;
+        rateLimit: number | bigint | null;
+        secretSealed: string;
+        previousSecretSealed: string | null;
+        previousSecretUntil: number | bigint | null;
+        body: string;
+        eventType: string;
+        apiKeyId: string;
+        organizationId: string | null;
+        documentId: string | null;
+      }[]
+    >(
+      `SELECT d."id", e."url", e."disabled", e."rateLimit", e."secretSealed", e."previousSecretSealed", e."previousSecretUntil",
+              m."body", m."eventType", m."apiKeyId", m."organizationId", m."documentId"
+       FROM "WebhookDelivery" d
+       JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+       JOIN "WebhookMessage" m ON m."id" = d."messageId"
+       WHERE d."id" IN (${rows.map((row) => d.bind(row.id)).join(', ')})`,
+      ...d.params,
+    );
+    const byId = new Map(details.map((detail) => [detail.id, detail]));
+    // A delivery deleted meanwhile (with its endpoint or its message's document) has nothing left to try.
+    return rows.flatMap((row): Work[] => {
+      const x = byId.get(row.id);
+      if (x === undefined) return [];
+      return [
+        {
+          row,
+          endpoint: {
+            url: x.url,
+            disabled: Boolean(x.disabled),
+            rateLimit: x.rateLimit === null ? null : Number(x.rateLimit),
+            secretSealed: x.secretSealed,
+            previousSecretSealed: x.previousSecretSealed,
+            previousSecretUntil: x.previousSecretUntil === null ? null : Number(x.previousSecretUntil),
+          },
+          message: { body: x.body, eventType: x.eventType, apiKeyId: x.apiKeyId, organizationId: x.organizationId, documentId: x.documentId },
+        },
+      ];
+    });
   }
 
   /** Gives a delivery back without a try (rate limit): due again at `at`. */
@@ -234,16 +297,8 @@ export function createWebhookDispatcher(deps: {
     return secret;
   };
 
-  async function deliver(row: Claimed): Promise<void> {
-    const [endpoint, message] = await Promise.all([
-      db.webhookEndpoint.findUnique({
-        where: { id: row.endpointId },
-        select: { url: true, disabled: true, rateLimit: true, secretSealed: true, previousSecretSealed: true, previousSecretUntil: true },
-      }),
-      db.webhookMessage.findUnique({ where: { id: row.messageId }, select: { body: true, eventType: true, apiKeyId: true, organizationId: true, documentId: true } }),
-    ]);
+  async function deliver({ row, endpoint, message }: Work): Promise<void> {
     const now = clock.nowMs();
-    if (endpoint === null || message === null) return; // deleted meanwhile: its deliveries went with it
     if (endpoint.disabled) {
       await db.webhookDelivery.updateMany({
         where: { id: row.id, leaseOwner: owner },
@@ -333,10 +388,11 @@ export function createWebhookDispatcher(deps: {
     });
   }
 
-  function launch(row: Claimed): Promise<void> {
+  function launch(work: Work): Promise<void> {
+    const { row } = work;
     inFlight.set(row.endpointId, (inFlight.get(row.endpointId) ?? 0) + 1);
     total += 1;
-    const task = deliver(row)
+    const task = deliver(work)
       .catch((error: unknown) => {
         // The lease runs out and the delivery is tried again: nothing is lost.
         deps.log.error({ err: error, deliveryId: row.id }, 'webhook delivery could not be recorded');
