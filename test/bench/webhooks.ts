@@ -103,7 +103,9 @@ function webhookScenario(endpoints: number): Scenario {
           endpointIds.push(created.result.data.id);
         }
         const arrivals = receivers.arrivals;
-        let produced = 0; // deliveries expected (events × endpoints)
+        // The first Add creates the organization and document; concurrent first Adds would race to create them.
+        await addThreads(ctx, 1);
+        let produced = endpoints; // deliveries expected (events × endpoints)
 
         // Phase 1: sustained throughput with work always queued.
         const phase1Start = Date.now();
