@@ -423,6 +423,8 @@ async function main(): Promise<number> {
     LOG_LEVEL,
     RATE_LIMIT_PER_MINUTE: '1000000000',
     NODE_ENV: 'production',
+    // The webhook scenarios' receivers listen on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   };
 
   log('seeding workspace');

@@ -8,6 +8,7 @@
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
 import { crdtScenarios } from './crdt.js';
+import { webhookScenarios } from './webhooks.js';
 
 export interface WorkspaceCredentials {
   workspaceId: string;
@@ -381,3 +382,6 @@ async function seedActivities(databaseUrl: string, apiKeyId: string): Promise<vo
 
 /** Collaborative documents: REST Update of a large text, fan-out to 200 clients, memory of 1,000 loaded documents (crdt.ts). */
 scenarios.push(...crdtScenarios);
+
+/** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). Last: they enable webhooks for the workspace while they run. */
+scenarios.push(...webhookScenarios);

@@ -6,7 +6,14 @@ export interface Received {
   method: string | undefined;
   path: string | undefined;
   headers: IncomingHttpHeaders;
+  /** The body as UTF-8 text. */
   body: string;
+  /** The body's exact bytes (what a signature must be checked against). */
+  raw: Buffer;
+  /** Date.now() when the request's headers arrived. */
+  receivedAt: number;
+  /** The sender's port of the connection (which process sent it, on a shared host). */
+  remotePort: number | undefined;
 }
 
 const open: { server: Server; sockets: Set<Socket> }[] = [];
@@ -15,14 +22,16 @@ const open: { server: Server; sockets: Set<Socket> }[] = [];
  * A real HTTP receiver on 127.0.0.1, port 0, for what the server calls out to
  * (permission providers, webhooks): `handle` answers, `received` records.
  */
-export async function startReceiver(handle: (req: Received, res: ServerResponse) => void, path = '/hook') {
+export async function startReceiver(handle: (req: Received, res: ServerResponse) => void, path = '/hook', options: { port?: number } = {}) {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
+    const receivedAt = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const entry = { method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const raw = Buffer.concat(chunks);
+      const entry = { method: req.method, path: req.url, headers: req.headers, body: raw.toString('utf8'), raw, receivedAt, remotePort: req.socket.remotePort };
       received.push(entry);
       handle(entry, res);
     });
@@ -32,7 +41,10 @@ export async function startReceiver(handle: (req: Received, res: ServerResponse)
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   open.push({ server, sockets });
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}${path}`, port, received };

@@ -75,6 +75,21 @@ interface Claimed {
   claimedAt: number;
 }
 
+/** A claimed delivery with what its try needs, read for the whole claim in one go. */
+interface Work {
+  row: Claimed;
+  endpoint: {
+    url: string;
+    disabled: boolean;
+    rateLimit: number | null;
+    secretSealed: string;
+    previousSecretSealed: string | null;
+    /** Unix ms. */
+    previousSecretUntil: number | null;
+  };
+  message: { body: string; eventType: string; apiKeyId: string; organizationId: string | null; documentId: string | null };
+}
+
 type Outcome =
   | { kind: 'success'; status: number; response: string }
   | { kind: 'failure'; status: number | null; response: string; retryAfterMs: number | null; gone: boolean };
@@ -208,6 +223,56 @@ export function createWebhookDispatcher(deps: {
     return claimed;
   }
 
+  /** The endpoints and messages of claimed deliveries, in one statement (on SQLite each statement waits its turn). */
+  async function loadWork(rows: readonly Claimed[]): Promise<Work[]> {
+    if (rows.length === 0) return [];
+    const d = sql();
+    const details = await db.$queryRawUnsafe<
+      {
+        id: string;
+        url: string;
+        disabled: boolean | number | bigint;
+        rateLimit: number | bigint | null;
+        secretSealed: string;
+        previousSecretSealed: string | null;
+        previousSecretUntil: number | bigint | null;
+        body: string;
+        eventType: string;
+        apiKeyId: string;
+        organizationId: string | null;
+        documentId: string | null;
+      }[]
+    >(
+      `SELECT d."id", e."url", e."disabled", e."rateLimit", e."secretSealed", e."previousSecretSealed", e."previousSecretUntil",
+              m."body", m."eventType", m."apiKeyId", m."organizationId", m."documentId"
+       FROM "WebhookDelivery" d
+       JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+       JOIN "WebhookMessage" m ON m."id" = d."messageId"
+       WHERE d."id" IN (${rows.map((row) => d.bind(row.id)).join(', ')})`,
+      ...d.params,
+    );
+    const byId = new Map(details.map((detail) => [detail.id, detail]));
+    // A delivery deleted meanwhile (with its endpoint or its message's document) has nothing left to try.
+    return rows.flatMap((row): Work[] => {
+      const x = byId.get(row.id);
+      if (x === undefined) return [];
+      return [
+        {
+          row,
+          endpoint: {
+            url: x.url,
+            disabled: Boolean(x.disabled),
+            rateLimit: x.rateLimit === null ? null : Number(x.rateLimit),
+            secretSealed: x.secretSealed,
+            previousSecretSealed: x.previousSecretSealed,
+            previousSecretUntil: x.previousSecretUntil === null ? null : Number(x.previousSecretUntil),
+          },
+          message: { body: x.body, eventType: x.eventType, apiKeyId: x.apiKeyId, organizationId: x.organizationId, documentId: x.documentId },
+        },
+      ];
+    });
+  }
+
   /** Gives deliveries back without a try (rate limit, shutdown): due again at `at`, the claim's count undone. */
   async function release(rows: readonly Claimed[], at: number): Promise<void> {
     for (const row of rows) {
@@ -223,10 +288,11 @@ export function createWebhookDispatcher(deps: {
    * so every process shares it: a fixed one-second window, taken by one
    * conditional UPDATE. The window only moves forward: a process whose clock
    * is behind (or whose try started in the previous second) is refused
-   * rather than resetting a newer window's count.
+   * rather than resetting a newer window's count. `at` is when the try
+   * starts: its webhook-timestamp is in the window it counts in.
    */
-  async function takeRateSlot(endpointId: string, limit: number, now: number): Promise<boolean> {
-    const second = Math.floor(now / 1000);
+  async function takeRateSlot(endpointId: string, limit: number, at: number): Promise<{ taken: boolean; second: number }> {
+    const second = Math.floor(at / 1000);
     const q = sql();
     const rows = await db.$queryRawUnsafe<{ id: string }[]>(
       `UPDATE "WebhookEndpoint"
@@ -236,11 +302,11 @@ export function createWebhookDispatcher(deps: {
        RETURNING "id"`,
       ...q.params,
     );
-    return rows.length === 1;
+    return { taken: rows.length === 1, second };
   }
 
-  async function send(endpointId: string, url: string, secrets: string[], messageId: string, body: string): Promise<{ outcome: Outcome; durationMs: number }> {
-    const at = new Date(clock.nowMs());
+  async function send(endpointId: string, url: string, secrets: string[], messageId: string, body: string, startAt: number): Promise<{ outcome: Outcome; durationMs: number }> {
+    const at = new Date(startAt);
     const headers = {
       'user-agent': USER_AGENT,
       'webhook-id': messageId,
@@ -300,15 +366,7 @@ export function createWebhookDispatcher(deps: {
     });
   }
 
-  async function deliver(row: Claimed): Promise<void> {
-    const [endpoint, message] = await Promise.all([
-      db.webhookEndpoint.findUnique({
-        where: { id: row.endpointId },
-        select: { url: true, disabled: true, rateLimit: true, secretSealed: true, previousSecretSealed: true, previousSecretUntil: true },
-      }),
-      db.webhookMessage.findUnique({ where: { id: row.messageId }, select: { body: true, eventType: true, apiKeyId: true, organizationId: true, documentId: true } }),
-    ]);
-    if (endpoint === null || message === null) return; // deleted meanwhile: its deliveries went with it
+  async function deliver({ row, endpoint, message }: Work): Promise<void> {
     if (endpoint.disabled) return finishWithout(row, 'canceled');
     const tries = Number(row.attempts);
     if (tries > MAX_TRIES) {
@@ -316,19 +374,23 @@ export function createWebhookDispatcher(deps: {
       deps.log.error({ deliveryId: row.id, endpointId: row.endpointId }, 'webhook delivery failed: its tries could not be recorded');
       return finishWithout(row, 'failed');
     }
+    // The try's start: its rate-limit window and its webhook-timestamp.
     const now = clock.nowMs();
     // Too little lease left for a whole try (the claim waited): give it back rather than risk a second copy running.
     if (row.claimedAt + leaseMs - now < options.timeoutMs + LEASE_MARGIN_MS) return release([row], now);
-    if (endpoint.rateLimit !== null && !(await takeRateSlot(row.endpointId, endpoint.rateLimit, now))) {
-      const nextSecond = (Math.floor(now / 1000) + 1) * 1000;
-      blockedUntil.set(row.endpointId, nextSecond);
-      return release([row], nextSecond);
+    if (endpoint.rateLimit !== null) {
+      const slot = await takeRateSlot(row.endpointId, endpoint.rateLimit, now);
+      if (!slot.taken) {
+        const nextSecond = (slot.second + 1) * 1000;
+        blockedUntil.set(row.endpointId, nextSecond);
+        return release([row], nextSecond);
+      }
     }
     const secrets = [open(endpoint.secretSealed)];
     if (endpoint.previousSecretSealed !== null && Number(endpoint.previousSecretUntil ?? 0) > now) secrets.push(open(endpoint.previousSecretSealed));
     const body = withApiKey(message.body, await deps.apiKeyOf(message.apiKeyId));
 
-    const { outcome, durationMs } = await send(row.endpointId, endpoint.url, secrets, row.messageId, body);
+    const { outcome, durationMs } = await send(row.endpointId, endpoint.url, secrets, row.messageId, body, now);
 
     const at = clock.nowMs();
     const failed = outcome.kind === 'failure';
@@ -374,6 +436,12 @@ export function createWebhookDispatcher(deps: {
       if (failed && outcome.gone) {
         // 410 Gone: the receiver says it is gone for good (Svix does the same).
         await db.webhookEndpoint.updateMany({ where: { id: row.endpointId }, data: { disabled: true, updatedAt: BigInt(at) } });
+        // Its other messages will not be sent: canceled now, not only when each comes due (a retry may be
+        // hours away). A try in flight elsewhere keeps its lease; its next claim finds the endpoint disabled.
+        await db.webhookDelivery.updateMany({
+          where: { endpointId: row.endpointId, state: 'pending', id: { not: row.id }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: BigInt(at) } }] },
+          data: { state: 'canceled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: BigInt(at) },
+        });
         deps.log.warn({ endpointId: row.endpointId }, 'webhook endpoint answered 410 Gone: disabled');
       }
       if (exhausted && count === 1 && message.eventType !== EXHAUSTED_EVENT) {
@@ -394,11 +462,12 @@ export function createWebhookDispatcher(deps: {
     });
   }
 
-  function launch(row: Claimed): Promise<void> {
+  function launch(work: Work): Promise<void> {
+    const { row } = work;
     inFlight.set(row.endpointId, (inFlight.get(row.endpointId) ?? 0) + 1);
     inFlightIds.add(row.id);
     total += 1;
-    const task = deliver(row)
+    const task = deliver(work)
       .catch((error: unknown) => {
         // The lease runs out and the delivery is tried again: nothing is lost.
         deps.log.error({ err: error, deliveryId: row.id }, 'webhook delivery could not be recorded');
@@ -417,14 +486,15 @@ export function createWebhookDispatcher(deps: {
   }
 
   /** Claims for the free slots and launches; anything claimed after stop() began is given back. */
-  async function claimAndLaunch(): Promise<Claimed[]> {
+  async function claimAndLaunch(): Promise<Work[]> {
     const rows = await claim(options.concurrency - total);
     if (stopped) {
       await release(rows, clock.nowMs());
       return [];
     }
-    for (const row of rows) void launch(row);
-    return rows;
+    const work = await loadWork(rows);
+    for (const item of work) void launch(item);
+    return work;
   }
 
   /** Fills free slots; one pump at a time, run again when asked meanwhile (a try finished, a commit woke it). */
@@ -473,8 +543,12 @@ export function createWebhookDispatcher(deps: {
       let tries = 0;
       for (;;) {
         if (stopped) return tries;
+        // A claim of the background pump (woken by a commit) may hold rows it has not launched yet:
+        // wait for it, or this would see nothing due and nothing running, and return too early.
+        if (pumping !== undefined) await pumping;
         const rows = await claimAndLaunch();
         if (rows.length === 0) {
+          if (pumping !== undefined) continue;
           if (running.size === 0) return tries;
           await Promise.race(running);
           continue;
