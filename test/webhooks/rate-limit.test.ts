@@ -64,7 +64,11 @@ describe('one process', () => {
     // The others wait for the next window, with no try spent.
     const waiting = await db.webhookDelivery.findMany({ where: { endpointId: endpoint.id, state: 'pending' } });
     expect(waiting).toHaveLength(7);
-    for (const d of waiting) expect(d).toMatchObject({ attempts: 0, nextAttemptAt: BigInt(Date.UTC(2026, 0, 1, 0, 0, 1)) });
+    // Those claimed and refused a slot are due at the next window; the rest were left out of claims while the endpoint's budget was spent.
+    for (const d of waiting) {
+      expect(d.attempts).toBe(0);
+      expect(d.nextAttemptAt).toBeLessThanOrEqual(BigInt(Date.UTC(2026, 0, 1, 0, 0, 1)));
+    }
     clock.advance(500); // same second: nothing more
     await runDue();
     expect(limited.received).toHaveLength(5);

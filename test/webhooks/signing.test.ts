@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import { withApiKey } from '../../server/domains/webhooks/messages.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -32,8 +33,10 @@ it('sends exactly the stored bytes, signed over those bytes; both verifiers acce
   await eventually(() => receiver.received.length === 1, 'the test event');
   const delivery = receiver.received[0]!;
 
+  // Stored without the API key (a credential); sent with it, byte for byte the stored body otherwise.
   const stored = await db().webhookMessage.findUniqueOrThrow({ where: { id: messageId } });
-  expect(delivery.raw.equals(Buffer.from(stored.body, 'utf8'))).toBe(true);
+  expect(stored.body).not.toContain(ws.apiKey);
+  expect(delivery.raw.equals(Buffer.from(withApiKey(stored.body, ws.apiKey), 'utf8'))).toBe(true);
   expect(delivery.headers['content-length']).toBe(String(delivery.raw.length));
   expect(delivery.headers['content-type']).toBe('application/json');
   expect(delivery.method).toBe('POST');
