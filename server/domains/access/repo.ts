@@ -56,9 +56,17 @@ export function createAccessRepo(db: Db) {
 
     createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name } }),
 
-    /** Creates the organization when missing (race-safe); returns it either way. */
-    ensureOrganization: (apiKeyId: string, id: string) =>
-      db.organization.upsert({ where: { apiKeyId_id: { apiKeyId, id } }, create: { apiKeyId, id, name: id }, update: {} }),
+    /**
+     * Creates the organization when missing; returns it either way. Race-safe
+     * on both databases: `INSERT … ON CONFLICT DO NOTHING` (the ORM's upsert
+     * is a read then an insert, whose unique violation on PostgreSQL aborts the
+     * whole unit of work of all but one of several first requests at once).
+     */
+    ensureOrganization: async (apiKeyId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, createdAt: at, updatedAt: at }], { key: ['apiKeyId', 'id'], update: [] });
+      return db.organization.findUniqueOrThrow({ where: { apiKeyId_id: { apiKeyId, id } } });
+    },
 
     listOrganizations: (apiKeyId: string, q: { ids?: string[]; after?: Cursor; take: number }) =>
       db.organization.findMany({
@@ -79,19 +87,29 @@ export function createAccessRepo(db: Db) {
     },
 
     /** Folders and documents that a grant or membership names are created when missing: at the top, organizationPrivate. */
-    ensureFolder: (apiKeyId: string, organizationId: string, id: string) =>
-      db.folder.upsert({
-        where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } },
-        create: { apiKeyId, organizationId, id, name: id, parentId: null, inheritAccessFromParent: false },
-        update: {},
-      }),
+    /** Race-safe like ensureOrganization. */
+    ensureFolder: async (apiKeyId: string, organizationId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(
+        db,
+        'Folder',
+        [{ apiKeyId, organizationId, id, name: id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false, createdAt: at, updatedAt: at }],
+        { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
+      );
+      return db.folder.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });
+    },
 
-    ensureDocument: (apiKeyId: string, organizationId: string, id: string) =>
-      db.document.upsert({
-        where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } },
-        create: { apiKeyId, organizationId, id, name: id, folderId: null },
-        update: {},
-      }),
+    /** Race-safe like ensureOrganization. */
+    ensureDocument: async (apiKeyId: string, organizationId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(
+        db,
+        'Document',
+        [{ apiKeyId, organizationId, id, name: id, folderId: null, accessType: 'organizationPrivate', disabled: false, createdAt: at, updatedAt: at }],
+        { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
+      );
+      return db.document.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });
+    },
 
     /**
      * Holds the organization row until the unit of work ends, so structural
