@@ -124,8 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await ready.realtime.close();
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
-        await ready.jobs.stop();
-        await ready.webhookDispatcher.stop();
+        await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop()]);
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;

@@ -260,11 +260,14 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
  * at connect time. Never follows redirects. Rejects with OutboundError only.
  */
 export async function postBytes(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
+  const deadline = performance.now() + options.timeoutMs;
   try {
     return await postBytesOnce(url, payload, options);
   } catch (error) {
-    // A pooled connection the receiver closed just as we reused it: the request never got there, so once more on a fresh one.
-    if (error instanceof OutboundError && error.detail.reusedSocket === true) return postBytesOnce(url, payload, options);
+    // A pooled connection reset as we reused it (the receiver closed it as idle): most likely the request did not get
+    // there, so once more on a fresh connection, within the same deadline. Callers must accept a duplicate (webhooks do).
+    const left = Math.floor(deadline - performance.now());
+    if (error instanceof OutboundError && error.detail.reusedSocket === true && left > 0) return postBytesOnce(url, payload, { ...options, timeoutMs: left });
     throw error;
   }
 }

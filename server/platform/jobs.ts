@@ -101,6 +101,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
   const defs = new Map<string, JobDef<unknown>>();
   let timer: NodeJS.Timeout | undefined;
   let started = false;
+  let stopping = false;
   let draining: Promise<number> | undefined;
 
   async function claim(): Promise<ClaimedRow | null> {
@@ -178,7 +179,8 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
 
   async function drain(limit: number): Promise<number> {
     let ran = 0;
-    while (ran < limit) {
+    // A stopping worker finishes the job it runs and claims no more (a backlog, e.g. emails to a relay that is down, would hold shutdown).
+    while (ran < limit && !stopping) {
       const row = await claim();
       if (row === null) break;
       await runOne(row);
@@ -275,6 +277,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     },
 
     async stop() {
+      stopping = true;
       started = false;
       clearTimeout(timer);
       timerAt = Number.POSITIVE_INFINITY;

@@ -67,3 +67,14 @@ it('a resend during a try is not overwritten by that try: the message goes out a
   ]);
   expect(receiver.received[1]!.headers['webhook-id']).toBe(messageId);
 });
+
+it('does not keep the API key in the excerpt of a receiver that echoes the body', async () => {
+  const receiver = await startReceiver((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(req.body));
+  const { ws, client, endpoint } = await endpointFor(receiver.url);
+  const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id })).data;
+  await eventually(async () => (await client.webhooks.getWebhookAttempts({ endpointId: endpoint.id, messageId })).data.length === 1, 'the recorded try');
+  const [attempt] = (await client.webhooks.getWebhookAttempts({ endpointId: endpoint.id, messageId })).data;
+  expect(JSON.parse(receiver.received[0]!.body).metadata.apiKey).toBe(ws.apiKey);
+  expect(attempt!.response).not.toContain(ws.apiKey);
+  expect(attempt!.response).toContain('"apiKey":"[apiKey]"');
+});

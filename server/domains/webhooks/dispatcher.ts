@@ -148,11 +148,14 @@ export function createWebhookDispatcher(deps: {
     let pool = pools.get(endpointId);
     if (pool === undefined) {
       if (pools.size >= MAX_POOLS) {
-        // Oldest first (Map order); its idle sockets close, busy ones finish.
-        const [oldest, idle] = pools.entries().next().value!;
-        idle.http.destroy();
-        idle.https.destroy();
-        pools.delete(oldest);
+        // The least recently used pool with no try in flight (destroying an agent also ends its busy sockets).
+        for (const [id, idle] of pools) {
+          if (inFlight.has(id)) continue;
+          idle.http.destroy();
+          idle.https.destroy();
+          pools.delete(id);
+          break;
+        }
       }
       pool = guardedAgent({ maxSockets: options.perEndpointConcurrency, idleMs: IDLE_SOCKET_MS });
     } else {
@@ -276,11 +279,18 @@ export function createWebhookDispatcher(deps: {
   /** Gives deliveries back without a try (rate limit, shutdown): due again at `at`, the claim's count undone. */
   async function release(rows: readonly Claimed[], at: number): Promise<void> {
     for (const row of rows) {
-      await db.webhookDelivery.updateMany({
-        where: { id: row.id, leaseOwner: row.leaseOwner },
+      const { count } = await db.webhookDelivery.updateMany({
+        where: { id: row.id, leaseOwner: row.leaseOwner, generation: Number(row.generation) },
         data: { leaseOwner: null, leaseUntil: null, attempts: { decrement: 1 }, nextAttemptAt: BigInt(at), updatedAt: BigInt(clock.nowMs()) },
       });
+      // Resent meanwhile: its own count and schedule stand; only the lease goes.
+      if (count === 0) await unlease(row);
     }
+  }
+
+  async function unlease(row: Claimed): Promise<number> {
+    const { count } = await db.webhookDelivery.updateMany({ where: { id: row.id, leaseOwner: row.leaseOwner }, data: { leaseOwner: null, leaseUntil: null } });
+    return count;
   }
 
   /**
@@ -357,22 +367,42 @@ export function createWebhookDispatcher(deps: {
     return secret;
   };
 
-  /** Ends a try the endpoint never got: the delivery is no longer wanted (disabled endpoint) or cannot be tried (stuck). */
-  async function finishWithout(row: Claimed, state: 'canceled' | 'failed'): Promise<void> {
-    await db.webhookDelivery.updateMany({
-      where: { id: row.id, leaseOwner: row.leaseOwner },
-      // Canceled: no try was made, so the claim's count is undone.
-      data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()), ...(state === 'canceled' ? { attempts: { decrement: 1 } } : {}) },
+  /** Ends a delivery without a try: its endpoint was disabled (canceled, no try counted) or its tries could not be recorded (failed). */
+  async function finishWithout(work: Work, state: 'canceled' | 'failed'): Promise<void> {
+    const { row, message } = work;
+    await deps.uow.run(async () => {
+      const { count } = await db.webhookDelivery.updateMany({
+        where: { id: row.id, leaseOwner: row.leaseOwner, generation: Number(row.generation) },
+        data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()), ...(state === 'canceled' ? { attempts: { decrement: 1 } } : {}) },
+      });
+      if (count === 0) {
+        await unlease(row); // resent meanwhile: the resend's schedule stands
+        return;
+      }
+      if (state === 'failed') await reportExhausted(row, message, Number(row.attempts) - 1, null);
+    });
+  }
+
+  /** `message.attempt.exhausted`, in the caller's unit of work; never about a report itself (no loops). */
+  async function reportExhausted(row: Claimed, message: Work['message'], attempts: number, lastResponseStatusCode: number | null): Promise<void> {
+    if (message.eventType === EXHAUSTED_EVENT) return;
+    await deps.events.publish({
+      type: EXHAUSTED_EVENT,
+      apiKeyId: message.apiKeyId,
+      ...(message.organizationId === null ? {} : { organizationId: message.organizationId }),
+      ...(message.documentId === null ? {} : { documentId: message.documentId }),
+      payload: { endpointId: row.endpointId, messageId: row.messageId, eventType: message.eventType, attempts, lastResponseStatusCode },
     });
   }
 
   async function deliver({ row, endpoint, message }: Work): Promise<void> {
-    if (endpoint.disabled) return finishWithout(row, 'canceled');
-    const tries = Number(row.attempts);
+    if (endpoint.disabled) return finishWithout({ row, endpoint, message }, 'canceled');
+    // At least 1: a count brought below by concurrent resends and releases must not index the schedule out of range.
+    const tries = Math.max(Number(row.attempts), 1);
     if (tries > MAX_TRIES) {
       // Claimed more often than it may be tried: its tries could not be recorded (each one's lease ran out). Stop here.
       deps.log.error({ deliveryId: row.id, endpointId: row.endpointId }, 'webhook delivery failed: its tries could not be recorded');
-      return finishWithout(row, 'failed');
+      return finishWithout({ row, endpoint, message }, 'failed');
     }
     // The try's start: its rate-limit window and its webhook-timestamp.
     const now = clock.nowMs();
@@ -388,9 +418,12 @@ export function createWebhookDispatcher(deps: {
     }
     const secrets = [open(endpoint.secretSealed)];
     if (endpoint.previousSecretSealed !== null && Number(endpoint.previousSecretUntil ?? 0) > now) secrets.push(open(endpoint.previousSecretSealed));
-    const body = withApiKey(message.body, await deps.apiKeyOf(message.apiKeyId));
+    const apiKey = await deps.apiKeyOf(message.apiKeyId);
+    const body = withApiKey(message.body, apiKey);
 
     const { outcome, durationMs } = await send(row.endpointId, endpoint.url, secrets, row.messageId, body, now);
+    // A receiver that echoes what it got must not make the stored excerpt a copy of the API key.
+    if (apiKey !== '') outcome.response = outcome.response.replaceAll(apiKey, '[apiKey]');
 
     const at = clock.nowMs();
     const failed = outcome.kind === 'failure';
@@ -444,21 +477,7 @@ export function createWebhookDispatcher(deps: {
         });
         deps.log.warn({ endpointId: row.endpointId }, 'webhook endpoint answered 410 Gone: disabled');
       }
-      if (exhausted && count === 1 && message.eventType !== EXHAUSTED_EVENT) {
-        await deps.events.publish({
-          type: EXHAUSTED_EVENT,
-          apiKeyId: message.apiKeyId,
-          ...(message.organizationId === null ? {} : { organizationId: message.organizationId }),
-          ...(message.documentId === null ? {} : { documentId: message.documentId }),
-          payload: {
-            endpointId: row.endpointId,
-            messageId: row.messageId,
-            eventType: message.eventType,
-            attempts: tries,
-            lastResponseStatusCode: outcome.status,
-          },
-        });
-      }
+      if (exhausted && count === 1) await reportExhausted(row, message, tries, outcome.status);
     });
   }
 
