@@ -1,6 +1,6 @@
 import { upsertMany } from '../../db/bulk.js';
 import { providerOfClient, type Db } from '../../db/client.js';
-import type { Cursor } from '../../lib/page-token.js';
+import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
 export type PrincipalType = 'user' | 'group';
@@ -17,11 +17,7 @@ export interface GrantRow {
 }
 
 /** Rows after `after` in (createdAt, id) order: the keyset condition of every paged list. */
-function after(cursor: Cursor | undefined) {
-  if (!cursor) return {};
-  const at = new Date(cursor.at);
-  return { OR: [{ createdAt: { gt: at } }, { createdAt: at, id: { gt: cursor.id } }] };
-}
+const after = (cursor: Cursor | undefined) => keysetAfter(cursor, (at) => new Date(at));
 
 const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Cursor } from '../../lib/page-token.js';
+import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -38,11 +38,7 @@ export interface ActivityFilter {
  * row before it; the OR only sorts out rows of that one millisecond.
  */
 function after(cursor: Cursor | undefined, order: SortOrder) {
-  if (!cursor) return {};
-  const at = BigInt(cursor.at);
-  return order === 'desc'
-    ? { timestamp: { lte: at }, OR: [{ timestamp: { lt: at } }, { id: { lt: cursor.id } }] }
-    : { timestamp: { gte: at }, OR: [{ timestamp: { gt: at } }, { id: { gt: cursor.id } }] };
+  return keysetAfter(cursor, BigInt, { order, at: 'timestamp' });
 }
 
 const inOrder = (order: SortOrder) => (a: ActivityRow, b: ActivityRow) => {

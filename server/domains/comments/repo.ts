@@ -1,5 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
-import type { Cursor } from '../../lib/page-token.js';
+import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 /** Where a thread is: every query names the application, and thread queries the organization and document too. */
 export interface ThreadKey {
@@ -91,11 +91,7 @@ export interface ThreadQuery {
  * before it, and page 1,000 costs a thousand pages.
  */
 function afterCursor(cursor: Cursor | undefined, order: 'asc' | 'desc', idField: 'id' | 'orderKey' = 'id') {
-  if (!cursor) return {};
-  const at = BigInt(cursor.at);
-  const beyond = order === 'asc' ? 'gt' : 'lt';
-  const from = order === 'asc' ? 'gte' : 'lte';
-  return { createdAt: { [from]: at }, OR: [{ createdAt: { [beyond]: at } }, { [idField]: { [beyond]: cursor.id } }] };
+  return keysetAfter(cursor, BigInt, { order, id: idField });
 }
 
 /**

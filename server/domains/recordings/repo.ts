@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Cursor } from '../../lib/page-token.js';
+import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 /** A recording row as stored (see prisma/models.prisma). */
 export interface RecordingRow {
@@ -21,12 +21,7 @@ export interface RecordingRow {
   createdAt: bigint;
 }
 
-/** Rows after `cursor` in (createdAt, id) order; `createdAt >= at` lets the database seek to the cursor in the index. */
-function after(cursor: Cursor | undefined) {
-  if (!cursor) return {};
-  const at = BigInt(cursor.at);
-  return { createdAt: { gte: at }, OR: [{ createdAt: { gt: at } }, { id: { gt: cursor.id } }] };
-}
+const after = (cursor: Cursor | undefined) => keysetAfter(cursor, BigInt);
 
 const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 

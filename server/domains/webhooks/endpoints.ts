@@ -11,7 +11,7 @@ import type { Sealer } from '../../lib/crypto.js';
 import type { Ids } from '../../lib/ids.js';
 import { idMap } from '../../lib/id-map.js';
 import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
-import type { PageTokens } from '../../lib/page-token.js';
+import { keysetAfter, type PageTokens } from '../../lib/page-token.js';
 import type { WebhookMessages } from './messages.js';
 import { newSigningSecret } from './secrets.js';
 import type { WebhookSettings } from './settings.js';
@@ -37,7 +37,8 @@ interface EndpointRow {
   updatedAt: bigint;
 }
 
-const iso = (ms: bigint | number) => new Date(Number(ms)).toISOString();
+/** Unix milliseconds as ISO 8601, as the webhook records show times. */
+export const iso = (ms: bigint | number) => new Date(Number(ms)).toISOString();
 
 function toEndpoint(row: EndpointRow): TWebhookEndpoint {
   return {
@@ -139,7 +140,7 @@ export function createWebhookEndpoints(deps: {
           db.webhookEndpoint.findMany({
             where: {
               apiKeyId,
-              ...(after === undefined ? {} : { OR: [{ createdAt: { gt: BigInt(after.at) } }, { createdAt: BigInt(after.at), id: { gt: after.id } }] }),
+              ...keysetAfter(after, BigInt),
             },
             orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
             take,

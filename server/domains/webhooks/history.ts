@@ -4,17 +4,15 @@ import type { Db } from '../../db/client.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Cursor, PageTokens } from '../../lib/page-token.js';
-import type { WebhookEndpoints } from './endpoints.js';
+import { keysetAfter, type Cursor, type PageTokens } from '../../lib/page-token.js';
+import { iso, type WebhookEndpoints } from './endpoints.js';
 import { withApiKey } from './messages.js';
 
 type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 
-const iso = (ms: bigint | number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** Newest first, by (createdAt, id) below the cursor. */
-const before = (after: Cursor | undefined) =>
-  after === undefined ? {} : { OR: [{ createdAt: { lt: BigInt(after.at) } }, { createdAt: BigInt(after.at), id: { lt: after.id } }] };
+const before = (after: Cursor | undefined) => keysetAfter(after, BigInt, { order: 'desc' });
 const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /** What was sent to an endpoint and how each try went; resending. */
@@ -52,8 +50,8 @@ export function createWebhookHistory(deps: {
           eventType: row.message.eventType,
           status: row.state as DeliveryStatus,
           attempts: row.attempts,
-          nextAttemptAt: row.state === 'pending' ? iso(row.nextAttemptAt) : null,
-          createdAt: iso(row.message.createdAt)!,
+          nextAttemptAt: row.state === 'pending' ? (row.nextAttemptAt === null ? null : iso(row.nextAttemptAt)) : null,
+          createdAt: iso(row.message.createdAt),
           payload: JSON.parse(withApiKey(row.message.body, apiKey)) as Record<string, unknown>,
         })),
         pageToken: page.pageToken,
@@ -83,8 +81,8 @@ export function createWebhookHistory(deps: {
           response: row.response,
           durationMs: row.durationMs,
           trigger: row.trigger as 'scheduled' | 'manual',
-          nextAttemptAt: iso(row.nextAttemptAt),
-          createdAt: iso(row.createdAt)!,
+          nextAttemptAt: row.nextAttemptAt === null ? null : iso(row.nextAttemptAt),
+          createdAt: iso(row.createdAt),
         })),
         pageToken: page.pageToken,
       };
