@@ -51,6 +51,7 @@ import {
   updateWebhookEndpoint,
 } from './webhooks/endpoints.js';
 import { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from './webhooks/messages.js';
+import { askAi } from './ai/ask-ai.js';
 
 const c = initContract();
 
@@ -190,6 +191,10 @@ const webhooks = c.router({
     resendWebhookMessage,
 });
 
+const ai = c.router({
+    askAi,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -206,9 +211,10 @@ export type Contract = {
   liveState: typeof liveState;
   presence: typeof presence;
   webhooks: typeof webhooks;
+  ai: typeof ai;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai });
 export * from './common/errors.js';
 export * from './common/envelope.js';

@@ -25,6 +25,7 @@ export interface Config {
   jobPollMs: number;
   webhooks: WebhookConfig;
   email: EmailConfig;
+  ai: AiConfig;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -64,6 +65,25 @@ export interface EmailConfig {
 }
 
 /**
+ * Ask AI (see server/domains/ai and the README's AI section). The base URLs
+ * are set by the operator, so trusted like EMAIL_PROVIDER_BASE_URL: no
+ * private-address guard (tests and self-hosted gateways are local); a
+ * caller only ever chooses the model name, never where the request goes.
+ */
+export interface AiConfig {
+  /** OpenAI's API root, with its version path (the SDK appends `/chat/completions`). */
+  openaiBaseUrl: string;
+  /** Anthropic's API root without `/v1` (the SDK adds `/v1/messages`). */
+  anthropicBaseUrl: string;
+  /** Gemini's OpenAI-compatible root (the openai SDK appends `/chat/completions`). */
+  geminiBaseUrl: string;
+  /** One provider call, from sending to the last byte of the answer. */
+  timeoutMs: number;
+  /** Anthropic's required `max_tokens`; OpenAI and Gemini get no limit field (the model's default applies). */
+  maxOutputTokens: number;
+}
+
+/**
  * Socket limits so slow or stalled clients cannot hold connections forever
  * (see the README's Configuration table).
  */
@@ -82,6 +102,8 @@ export interface RateLimitConfig {
   standardPerApiKey: number;
   emailStatusPerIp: number;
   emailStatusPerEmail: number;
+  /** Ask AI calls per application, on top of the standard tier: each one spends the application's provider credit. */
+  aiPerApiKey: number;
   /**
    * Failed authentications (missing or wrong credentials) per client IP
    * before that IP is refused until the window ends. Credentials are 192+
@@ -123,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       standardPerApiKey: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1),
       emailStatusPerIp: intFrom(env, 'EMAIL_STATUS_LIMIT_PER_IP', 30, 1),
       emailStatusPerEmail: intFrom(env, 'EMAIL_STATUS_LIMIT_PER_EMAIL', 10, 1),
+      aiPerApiKey: intFrom(env, 'AI_RATE_LIMIT_PER_MINUTE', 60, 1),
       failedAuthPerIp: intFrom(env, 'AUTH_FAILURE_LIMIT_PER_IP', 300, 1),
     },
     http: {
@@ -144,6 +167,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: smtpUrlFrom(env),
       from: emailFromOf(env),
       providerBaseUrl: httpUrlFrom(env, 'EMAIL_PROVIDER_BASE_URL', 'https://api.sendgrid.com').replace(/\/+$/, ''),
+    },
+    ai: {
+      openaiBaseUrl: httpUrlFrom(env, 'OPENAI_BASE_URL', 'https://api.openai.com/v1').replace(/\/+$/, ''),
+      anthropicBaseUrl: httpUrlFrom(env, 'ANTHROPIC_BASE_URL', 'https://api.anthropic.com').replace(/\/+$/, ''),
+      geminiBaseUrl: httpUrlFrom(env, 'GEMINI_BASE_URL', 'https://generativelanguage.googleapis.com/v1beta/openai/').replace(/\/+$/, ''),
+      timeoutMs: intFrom(env, 'AI_TIMEOUT_MS', 60_000, 100, 600_000),
+      maxOutputTokens: intFrom(env, 'AI_MAX_OUTPUT_TOKENS', 4096, 1, 1_000_000),
     },
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),

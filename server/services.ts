@@ -60,6 +60,7 @@ import { createWebhookHistory } from './domains/webhooks/history.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
+import { createAiService } from './domains/ai/service.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
@@ -225,7 +226,16 @@ export function createServices(deps: CoreDeps) {
   });
   owned.register(webhooksOwnedData(db));
 
+  // Ask AI: the calling application's provider key, read and opened per call (keys are set with the CLI's `ai-key set`).
+  const ai = createAiService({
+    sealedKeyOf: (apiKeyId, provider) => accountsRepo.sealedAiKeyOf(apiKeyId, provider),
+    sealer,
+    options: config.ai,
+    log: logger,
+  });
+
   return {
+    ai,
     webhookSettings,
     webhookDispatcher,
     webhookMessages,

@@ -56,7 +56,7 @@ export type AuthMode =
   | 'public';
 
 /** Named rate-limit tiers; see server/http/rate-limits.ts for their numbers. */
-export type RateLimitTier = 'standard' | 'emailStatus';
+export type RateLimitTier = 'standard' | 'emailStatus' | 'ai';
 
 export interface OperationMeta {
   auth: AuthMode;

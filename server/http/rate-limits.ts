@@ -36,12 +36,16 @@ type Stage = 'beforeAuth' | 'afterAuth' | 'afterParse';
  *   credential and so could be used to probe which emails have workspaces;
  *   limited per IP (before the body is read) and, independently, per email
  *   asked about (which needs the parsed body).
+ * - ai: Ask AI, per application, counted in addition to the standard tier
+ *   (a call uses up both). Each call spends the application's own provider
+ *   credit and holds a connection for up to AI_TIMEOUT_MS, so a runaway
+ *   client is stopped long before the standard tier would.
  * Every authenticated operation also passes the failedAuth gate: see
  * RateLimitConfig.failedAuthPerIp for its number.
  */
 export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () => undefined): RateLimits {
   const retryHint = 'retry after the time in the RateLimit header';
-  const limiter = (name: string, limit: number, key: (req: Request) => string | undefined) =>
+  const limiter = (name: string, limit: number, key: (req: Request) => string | undefined, what = 'rate limit') =>
     rateLimit({
       windowMs: config.windowMs,
       limit,
@@ -51,7 +55,7 @@ export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () 
       skip: (req) => key(req) === undefined,
       keyGenerator: (req) => key(req) ?? '',
       handler: (_req, res) =>
-        sendError(res, 'RESOURCE_EXHAUSTED', `rate limit exceeded (${limit} requests per ${config.windowMs / 1000} s); ${retryHint}`),
+        sendError(res, 'RESOURCE_EXHAUSTED', `${what} exceeded (${limit} requests per ${config.windowMs / 1000} s); ${retryHint}`),
     });
 
   const ip = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
@@ -81,10 +85,17 @@ export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () 
     }, next);
   };
 
+  // One instance, so the tiers that include it share its counters.
+  const standard = limiter('standard', config.standardPerApiKey, caller);
   const tiers: Record<RateLimitTier, Record<Stage, RequestHandler[]>> = {
     standard: {
       beforeAuth: [failedAuthGate],
-      afterAuth: [limiter('standard', config.standardPerApiKey, caller)],
+      afterAuth: [standard],
+      afterParse: [],
+    },
+    ai: {
+      beforeAuth: [failedAuthGate],
+      afterAuth: [standard, limiter('ai', config.aiPerApiKey, caller, 'Ask AI rate limit')],
       afterParse: [],
     },
     emailStatus: {

@@ -124,6 +124,12 @@ export function createAccountsRepo(db: Db) {
       });
     },
 
+    /** One application's sealed key for a provider (Ask AI opens it only for the call). */
+    async sealedAiKeyOf(apiKeyId: string, provider: string): Promise<string | null> {
+      const row = await db.aiProviderKey.findUnique({ where: { apiKeyId_provider: { apiKeyId, provider } }, select: { keySealed: true } });
+      return row?.keySealed ?? null;
+    },
+
     listAiProviders(apiKeyId: string) {
       return db.aiProviderKey.findMany({ where: { apiKeyId }, select: { provider: true, updatedAt: true } });
     },

@@ -1,0 +1,100 @@
+import type { Logger } from 'pino';
+import type { TAskAiData, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
+import type { AiConfig } from '../../config.js';
+import type { Sealer } from '../../lib/crypto.js';
+import { providerFailure } from './failures.js';
+import { createProviderCalls, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
+
+export interface AiDeps {
+  /** The calling application's sealed key for a provider, null when none is set (`ai-key set`). */
+  sealedKeyOf(apiKeyId: string, provider: AiProviderName): Promise<string | null>;
+  sealer: Sealer;
+  options: AiConfig;
+  log: Logger;
+  /** The provider calls; tests of the service alone may pass fakes. */
+  calls?: ProviderCalls;
+}
+
+export interface AskOptions {
+  /** Aborted when the HTTP client goes away: the provider call is cancelled with it. */
+  signal?: AbortSignal;
+  /** The request's logger, so a failure's line carries the request id. */
+  log?: Logger;
+}
+
+/**
+ * Ask AI. A provider that gives no answer is an outcome, not an error (the
+ * specification's `{success: false, error}`); only invalid input (the
+ * contract) and bugs of ours leave as the error envelope.
+ */
+export function createAiService(deps: AiDeps) {
+  const calls = deps.calls ?? createProviderCalls(deps.options);
+  const timeoutMs = deps.options.timeoutMs;
+
+  return {
+    async askAi(app: { apiKeyId: string }, input: TAskAiData, options: AskOptions = {}): Promise<TAskAiOutcome> {
+      const log = options.log ?? deps.log;
+      const fail = (provider: AiProviderName | undefined, status: number | string, error: string): TAskAiOutcome => {
+        // Provider, model and status only: never the key, the prompt or the text.
+        log.warn({ provider, model: input.model, status }, 'ask-ai: no answer from the provider');
+        return { success: false, error };
+      };
+
+      const provider = providerOf(input.model);
+      if (provider === undefined) {
+        return fail(undefined, 'unknown-prefix', `unknown model prefix in ${JSON.stringify(input.model)}; supported: ${supportedPrefixes()}`);
+      }
+      const sealed = await deps.sealedKeyOf(app.apiKeyId, provider);
+      if (sealed === null) {
+        return fail(provider, 'no-key', `no API key configured for provider ${provider}; set one with \`ai-key set --provider ${provider}\``);
+      }
+      let apiKey: string;
+      try {
+        apiKey = deps.sealer.open(sealed);
+      } catch {
+        // Sealed under another master key (COLLAB_MASTER_KEY changed): only setting it again helps.
+        log.error({ provider }, 'ask-ai: the stored provider key cannot be opened with this master key');
+        return fail(provider, 'key-unreadable', `the stored API key for provider ${provider} cannot be decrypted; set it again with \`ai-key set --provider ${provider}\``);
+      }
+
+      // One deadline for the whole call, the answer's body included (the SDKs' own timeout ends at the response headers).
+      const outcome = { timedOut: false, cancelled: false };
+      const deadline = new AbortController();
+      const timer = setTimeout(() => {
+        outcome.timedOut = true;
+        deadline.abort();
+      }, timeoutMs);
+      const onClientGone = () => {
+        outcome.cancelled = true;
+        deadline.abort();
+      };
+      if (options.signal?.aborted) onClientGone();
+      options.signal?.addEventListener('abort', onClientGone, { once: true });
+      const call = calls[provider](apiKey, input, deadline.signal);
+      // Settled later by the abort, or never (a body that stalls where the signal does not reach); nobody waits for it then.
+      call.catch(() => undefined);
+      const ended = new Promise<never>((_resolve, reject) => {
+        const end = () => reject(deadline.signal.reason);
+        if (deadline.signal.aborted) end();
+        deadline.signal.addEventListener('abort', end, { once: true });
+      });
+      ended.catch(() => undefined);
+      try {
+        // The deadline wins even where the SDK would keep reading a body that never ends.
+        const answer = await Promise.race([call, ended]);
+        if ('text' in answer) return { success: true, text: answer.text };
+        if ('refusal' in answer) return fail(provider, 'refusal', `${provider} declined to answer: ${answer.refusal}`);
+        return fail(provider, 'no-text', `${provider} returned no text`);
+      } catch (error) {
+        const failure = providerFailure(provider, error, apiKey, timeoutMs, outcome);
+        if (failure === undefined) throw error;
+        return fail(provider, failure.status, failure.error);
+      } finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onClientGone);
+      }
+    },
+  };
+}
+
+export type AiService = ReturnType<typeof createAiService>;
