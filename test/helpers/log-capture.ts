@@ -1,6 +1,6 @@
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 // Every test server logs to a file per worker process under one directory
 // made by test/global-setup.ts; every credential the suite creates is
@@ -16,11 +16,13 @@ function logDir(): string | undefined {
   return process.env.COLLAB_TEST_LOG_DIR;
 }
 
-/** The test server's logger: at debug, so every request line is written. */
-export function captureLogger(): Logger {
+/** The test server's logger: at debug, so every request line is written (also to `also`, for a test that reads its own lines). */
+export function captureLogger(also?: DestinationStream): Logger {
   const dir = logDir();
-  if (!dir) return pino({ level: 'silent' });
-  return pino({ level: 'debug' }, pino.destination({ dest: join(dir, `${LOG_PREFIX}${process.pid}.log`), sync: true, append: true }));
+  const file = dir ? pino.destination({ dest: join(dir, `${LOG_PREFIX}${process.pid}.log`), sync: true, append: true }) : undefined;
+  const streams = [file, also].filter((stream): stream is DestinationStream => stream !== undefined);
+  if (streams.length === 0) return pino({ level: 'silent' });
+  return pino({ level: 'debug' }, streams.length === 1 ? streams[0] : pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))));
 }
 
 // Credentials the service issues are 30+ random characters. Shorter values are

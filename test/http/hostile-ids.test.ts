@@ -418,6 +418,8 @@ const steps: Step[] = [
   { op: 'getEmailConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(own(d.emailServiceConfig.triggers, id)).toBe(true) },
   { op: 'getEmailVerificationStatus', data: (id) => ({ ownerEmail: `${id}@example.com` }), takesIds: false, status: 404 },
   { op: 'getAuthTokens', data: (id) => ({ apiKey: id }), takesIds: false, status: 404 },
+  // The model name is no ID: any of these is an unknown prefix, a handled failure (200), and nothing is sent anywhere.
+  { op: 'askAi', data: (id) => ({ model: id, prompt: id, text: id }), takesIds: false },
 ];
 
 let server: TestServer;

@@ -39,6 +39,12 @@ describe('configuration errors name the variable in one line', () => {
     [{ SMTP_URL: 'admin:hunter2@mail.example.com:587' }, /^SMTP_URL is not a valid SMTP URL/],
     [{ EMAIL_FROM: 'Collab\r\nBcc: x@example.com' }, /^EMAIL_FROM must be one line holding an address/],
     [{ EMAIL_PROVIDER_BASE_URL: 'ftp://mail.example.com' }, /^EMAIL_PROVIDER_BASE_URL must be an http\(s\) URL/],
+    [{ OPENAI_BASE_URL: 'api.openai.com/v1' }, /^OPENAI_BASE_URL must be an http\(s\) URL/],
+    [{ ANTHROPIC_BASE_URL: 'https://api.anthropic.com?x=1' }, /^ANTHROPIC_BASE_URL must be an http\(s\) URL without query/],
+    [{ GEMINI_BASE_URL: 'ws://gemini.example.com' }, /^GEMINI_BASE_URL must be an http\(s\) URL/],
+    [{ AI_TIMEOUT_MS: '50' }, /^AI_TIMEOUT_MS must be an integer from 100 to 600000 \(got "50"\)$/],
+    [{ AI_MAX_OUTPUT_TOKENS: '0' }, /^AI_MAX_OUTPUT_TOKENS must be an integer from 1/],
+    [{ AI_RATE_LIMIT_PER_MINUTE: 'lots' }, /^AI_RATE_LIMIT_PER_MINUTE must be an integer >= 1/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;
