@@ -30,7 +30,7 @@ export const ZAskAiData = z
       .string()
       .min(1)
       .max(MAX_MODEL_LENGTH)
-      .describe('The provider\'s model name, e.g. `gpt-4o-mini`, `o3-mini`, `claude-sonnet-4-5`, `gemini-2.5-flash`; its prefix selects the provider.'),
+      .describe('The provider\'s model name, e.g. `gpt-4o-mini`, `o3-mini`, `claude-haiku-4-5`, `gemini-2.5-flash`; its prefix selects the provider.'),
     prompt: z.string().min(1).max(MAX_PROMPT_LENGTH).describe('The instruction: how to process `text`.'),
     text: z.string().min(1).max(MAX_TEXT_LENGTH).describe('The input text.'),
   })

@@ -127,11 +127,11 @@ describe('the request each provider receives', () => {
           { type: 'text', text: 'Could you please send the report?', citations: null },
         ]),
     });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: true, text: 'Good day. Could you please send the report?' });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: true, text: 'Good day. Could you please send the report?' });
     expect(seen.anthropic).toHaveLength(1);
     const [request] = seen.anthropic;
     expect(request!.url).toBe(ENDPOINTS.anthropic);
-    expect(request!.body).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 1000, system: PROMPT, messages: [{ role: 'user', content: TEXT }] });
+    expect(request!.body).toEqual({ model: 'claude-haiku-4-5', max_tokens: 1000, system: PROMPT, messages: [{ role: 'user', content: TEXT }] });
     // @anthropic-ai/sdk 1.x sends the API key as a bearer token (no x-api-key).
     expect(request!.headers.authorization).toBe(`Bearer ${KEYS.anthropic}`);
     expect(request!.headers).not.toHaveProperty('x-api-key');
@@ -216,7 +216,7 @@ describe('handled failures: result {success: false, error}', () => {
       gemini: () => HttpResponse.json({ error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } }, { status: 429 }),
     });
     expect(await ask(clientA, 'gpt-4o-mini')).toEqual({ success: false, error: 'openai returned 500: The server had an error while processing your request. Sorry about that!' });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: false, error: 'anthropic returned 529: Overloaded' });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: false, error: 'anthropic returned 529: Overloaded' });
     expect(await ask(clientA, 'gemini-2.5-flash')).toEqual({ success: false, error: 'gemini returned 429: Resource has been exhausted (e.g. check quota).' });
 
     const masked = `${KEYS.openai.slice(0, 7)}****${KEYS.openai.slice(-4)}`;
@@ -255,13 +255,13 @@ describe('handled failures: result {success: false, error}', () => {
         ),
     });
     expect(await ask(clientA, 'gpt-4o-mini')).toEqual({ success: false, error: `openai did not answer within ${TIMEOUT_MS} ms` });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: false, error: `anthropic did not answer within ${TIMEOUT_MS} ms` });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: false, error: `anthropic did not answer within ${TIMEOUT_MS} ms` });
   });
 
   it('the provider cannot be reached', async () => {
     fakes({ gemini: () => HttpResponse.error(), anthropic: () => HttpResponse.error() });
     expect(await ask(clientA, 'gemini-2.5-flash')).toEqual({ success: false, error: 'could not reach gemini' });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: false, error: 'could not reach anthropic' });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: false, error: 'could not reach anthropic' });
   });
 
   it('an unknown model prefix, the bare o-series names and other cases included; no provider is called', async () => {
@@ -277,7 +277,7 @@ describe('handled failures: result {success: false, error}', () => {
   it('an answer without text: empty, blank, a refusal, no text blocks, no choices', async () => {
     fakes({ openai: () => openAiAnswer(''), anthropic: () => anthropicAnswer([]), gemini: () => openAiAnswer(' \n ') });
     expect(await ask(clientA, 'gpt-4o-mini')).toEqual({ success: false, error: 'openai returned no text' });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: false, error: 'anthropic returned no text' });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: false, error: 'anthropic returned no text' });
     expect(await ask(clientA, 'gemini-2.5-flash')).toEqual({ success: false, error: 'gemini returned no text' });
 
     fakes({
@@ -286,7 +286,7 @@ describe('handled failures: result {success: false, error}', () => {
       gemini: () => HttpResponse.json({ id: 'x', object: 'chat.completion', choices: [] }),
     });
     expect(await ask(clientA, 'gpt-4o-mini')).toEqual({ success: false, error: "openai declined to answer: I'm sorry, I can't help with that." });
-    expect(await ask(clientA, 'claude-sonnet-4-5')).toEqual({ success: false, error: 'anthropic returned no text' });
+    expect(await ask(clientA, 'claude-haiku-4-5')).toEqual({ success: false, error: 'anthropic returned no text' });
     expect(await ask(clientA, 'gemini-2.5-flash')).toEqual({ success: false, error: 'gemini returned no text' });
   });
 

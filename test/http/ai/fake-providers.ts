@@ -62,7 +62,7 @@ export const anthropicAnswer = (content: unknown[]) =>
     id: 'msg_1',
     type: 'message',
     role: 'assistant',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-haiku-4-5',
     content,
     stop_reason: 'end_turn',
     stop_sequence: null,
