@@ -51,6 +51,10 @@ import {
   updateWebhookEndpoint,
 } from './webhooks/endpoints.js';
 import { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from './webhooks/messages.js';
+import { addJudgment } from './memory/add-judgment.js';
+import { deleteJudgments } from './memory/delete-judgments.js';
+import { getJudgments } from './memory/get-judgments.js';
+import { suggestDecision } from './memory/suggest-decision.js';
 
 const c = initContract();
 
@@ -190,6 +194,13 @@ const webhooks = c.router({
     resendWebhookMessage,
 });
 
+const memory = c.router({
+    addJudgment,
+    getJudgments,
+    deleteJudgments,
+    suggestDecision,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -206,9 +217,10 @@ export type Contract = {
   liveState: typeof liveState;
   presence: typeof presence;
   webhooks: typeof webhooks;
+  memory: typeof memory;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, memory });
 export * from './common/errors.js';
 export * from './common/envelope.js';

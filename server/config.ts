@@ -25,6 +25,8 @@ export interface Config {
   jobPollMs: number;
   webhooks: WebhookConfig;
   email: EmailConfig;
+  /** Applications whose judgment search index a process keeps in memory for Suggest Decision (least recently used out first). */
+  memoryIndexApplications: number;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: emailFromOf(env),
       providerBaseUrl: httpUrlFrom(env, 'EMAIL_PROVIDER_BASE_URL', 'https://api.sendgrid.com').replace(/\/+$/, ''),
     },
+    memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),

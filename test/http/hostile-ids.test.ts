@@ -343,7 +343,7 @@ const steps: Step[] = [
   {
     op: 'getAllUserData',
     data: (id) => ({ organizationId: id, userId: id }),
-    check: (d) => expect(d).toEqual({ comments: [], reactions: [], recordings: [], notifications: [] }),
+    check: (d) => expect(d).toEqual({ comments: [], reactions: [], recordings: [], notifications: [], judgments: [] }),
   },
   { op: 'getAllUserDataV2', data: (id) => ({ organizationId: id, userId: id }) },
   { op: 'deleteAllUserData', data: (id) => ({ userId: id }), check: (d) => expect(d.jobId).toMatch(/^del_/) },
@@ -418,6 +418,23 @@ const steps: Step[] = [
   { op: 'getEmailConfig', data: () => ({}), takesIds: false, check: (d, id) => expect(own(d.emailServiceConfig.triggers, id)).toBe(true) },
   { op: 'getEmailVerificationStatus', data: (id) => ({ ownerEmail: `${id}@example.com` }), takesIds: false, status: 404 },
   { op: 'getAuthTokens', data: (id) => ({ apiKey: id }), takesIds: false, status: 404 },
+  // Judgments need no organization or document in the access tables, so these run after the deletions above.
+  {
+    op: 'addJudgment',
+    data: (id) => ({ judgmentId: id, subject: id, decision: 'approve', reason: id, reviewerId: id, organizationId: id, documentId: id, tags: [id] }),
+    check: (d, id) => expect([d.judgmentId, d.reviewerId, d.organizationId, d.documentId, d.tags]).toEqual([id, id, id, id, [id]]),
+  },
+  { op: 'getJudgments', data: (id) => ({ organizationId: id, documentId: id, reviewerId: id }), check: (d, id) => expect(d.map((j: any) => j.judgmentId)).toEqual([id]) },
+  // Its result has no `data` (the specification's exception); test/http/memory/suggest.test.ts checks the IDs in it.
+  { op: 'suggestDecision', data: (id) => ({ query: `${id} ${id}`, organizationId: id, documentId: id }) },
+  {
+    op: 'deleteJudgments',
+    data: (id) => ({ judgmentIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
 ];
 
 let server: TestServer;
