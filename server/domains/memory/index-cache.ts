@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { TDecision } from '../../../contract/memory/schemas.js';
 import type { JudgmentsRepo } from './repo.js';
@@ -5,7 +6,7 @@ import { JudgmentIndex, type SearchableJudgment } from './search-index.js';
 import { tagsOf } from './shapes.js';
 
 /** Rows read per query while an index is built: each page is a short synchronous stretch on SQLite. */
-export const SCAN_PAGE = 2000;
+export const SCAN_PAGE = 1000;
 
 interface Entry {
   revision: number;
@@ -31,6 +32,9 @@ export function createJudgmentIndexCache(deps: { repo: JudgmentsRepo; capacity: 
     const judgments: SearchableJudgment[] = [];
     let afterId: string | undefined;
     for (;;) {
+      // On SQLite the driver answers synchronously and its promises settle as microtasks: without a
+      // turn of the event loop between pages, reading 50,000 rows would hold it for the whole scan.
+      if (afterId !== undefined) await nextTurn();
       const rows = await repo.scan(apiKeyId, afterId, SCAN_PAGE);
       for (const row of rows) {
         judgments.push({
