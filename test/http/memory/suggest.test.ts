@@ -168,6 +168,17 @@ describe('Suggest Decision', () => {
     expect(server.running.services.judgmentIndexes.cached()).toContain(appId);
   });
 
+  it('takes names that mean something to JavaScript objects as ordinary IDs', async () => {
+    await addMany(2, 'approve', { organizationId: 'constructor', documentId: 'hasOwnProperty', reviewerId: 'toString', reason: 'valueOf' });
+    await add('approve', { organizationId: 'constructor', documentId: 'hasOwnProperty', reviewerId: 'prototype', reason: '__proto__' });
+    const result = await client.memory.suggestDecision({ query: 'vendor contract', organizationId: 'constructor', documentId: 'hasOwnProperty' });
+    expect(result.primary).toMatchObject({ scope: 'document', basedOn: 3, uniqueReviewers: 2, topReasons: ['valueOf', '__proto__'] });
+    expect((await client.memory.suggestDecision({ query: 'vendor contract', organizationId: 'constructor' })).primary).toMatchObject({
+      scope: 'organization',
+      scopeLabel: 'organization constructor',
+    });
+  });
+
   it('validates the query and the scope', async () => {
     await expectCollabError(client.memory.suggestDecision({ query: '' }), 'INVALID_ARGUMENT', /query/);
     await expectCollabError(client.memory.suggestDecision({ query: ' \t\n' }), 'INVALID_ARGUMENT', /query: must not be blank/);
