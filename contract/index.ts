@@ -52,6 +52,10 @@ import {
 } from './webhooks/endpoints.js';
 import { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from './webhooks/messages.js';
 import { askAi } from './ai/ask-ai.js';
+import { addJudgment } from './memory/add-judgment.js';
+import { deleteJudgments } from './memory/delete-judgments.js';
+import { getJudgments } from './memory/get-judgments.js';
+import { suggestDecision } from './memory/suggest-decision.js';
 
 const c = initContract();
 
@@ -195,6 +199,13 @@ const ai = c.router({
     askAi,
 });
 
+const memory = c.router({
+    addJudgment,
+    getJudgments,
+    deleteJudgments,
+    suggestDecision,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -212,9 +223,10 @@ export type Contract = {
   presence: typeof presence;
   webhooks: typeof webhooks;
   ai: typeof ai;
+  memory: typeof memory;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory });
 export * from './common/errors.js';
 export * from './common/envelope.js';

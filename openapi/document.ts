@@ -40,6 +40,7 @@ const TAGS: Record<keyof Contract, string> = {
   webhooks: 'Advanced webhooks: endpoints that receive every event, signed the Standard Webhooks way, with retries, delivery history and resend.',
   presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
   ai: "AI: text rewriting through the application's own OpenAI, Anthropic or Gemini key (Ask AI).",
+  memory: 'Decision memory: past judgments (approve or reject, with reasons) and decision suggestions grounded in them.',
 };
 
 /**

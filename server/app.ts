@@ -21,6 +21,7 @@ import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
 import { aiRouter } from './domains/ai/router.js';
+import { memoryRouter } from './domains/memory/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): Express {
     presence: presenceRouter(deps.services.presence),
     webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
     ai: aiRouter(deps.services.ai),
+    memory: memoryRouter(deps.services.memory),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

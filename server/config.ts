@@ -26,6 +26,8 @@ export interface Config {
   webhooks: WebhookConfig;
   email: EmailConfig;
   ai: AiConfig;
+  /** Applications whose judgment search index a process keeps in memory for Suggest Decision (least recently used out first). */
+  memoryIndexApplications: number;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: intFrom(env, 'AI_TIMEOUT_MS', 60_000, 100, 600_000),
       maxOutputTokens: intFrom(env, 'AI_MAX_OUTPUT_TOKENS', 4096, 1, 1_000_000),
     },
+    memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),

@@ -59,6 +59,10 @@ import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
 import { createWebhookHistory } from './domains/webhooks/history.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
+import { createJudgmentIndexCache } from './domains/memory/index-cache.js';
+import { memoryOwnedData, memoryUserData } from './domains/memory/owned-data.js';
+import { createJudgmentsRepo } from './domains/memory/repo.js';
+import { createMemoryService } from './domains/memory/service.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
 import { createAiService } from './domains/ai/service.js';
 
@@ -234,8 +238,18 @@ export function createServices(deps: CoreDeps) {
     log: logger,
   });
 
+  // Decision memory: judgments in the owned-data registry and Get All User Data, searched through an
+  // in-memory index per application that each process rebuilds when the application's revision moves.
+  const judgmentsRepo = createJudgmentsRepo(db);
+  owned.register(memoryOwnedData(judgmentsRepo));
+  owned.addUserDataSource(memoryUserData(judgmentsRepo));
+  const judgmentIndexes = createJudgmentIndexCache({ repo: judgmentsRepo, capacity: config.memoryIndexApplications, log: logger });
+  const memory = createMemoryService({ repo: judgmentsRepo, indexes: judgmentIndexes, uow, pageTokens, ids, clock });
+
   return {
     ai,
+    judgmentIndexes,
+    memory,
     webhookSettings,
     webhookDispatcher,
     webhookMessages,

@@ -3,6 +3,7 @@ import { aliasOf, operation } from '../common/envelope.js';
 import { ZId } from '../access/schemas.js';
 import { ZPageToken } from '../common/paging.js';
 import { named } from '../common/named.js';
+import { ZJudgment } from '../memory/schemas.js';
 import { ZUserDataComment, ZUserDataNotification, ZUserDataReaction, ZUserDataRecording } from './user-data-schemas.js';
 
 /** Items per feature per page, as the specification fixes it. */
@@ -23,6 +24,9 @@ export const ZUserData = named(
     reactions: z.array(ZUserDataReaction).describe(`Reactions the user added; at most ${USER_DATA_PAGE_SIZE} per page.`),
     recordings: z.array(ZUserDataRecording).describe(`Recordings the user made; at most ${USER_DATA_PAGE_SIZE} per page.`),
     notifications: z.array(ZUserDataNotification).describe(`Notifications sent to the user; at most ${USER_DATA_PAGE_SIZE} per page.`),
+    judgments: z
+      .array(ZJudgment)
+      .describe(`Judgments the user made as reviewer, in the organization or for the whole workspace; at most ${USER_DATA_PAGE_SIZE} per page.`),
   }),
 );
 export type TUserData = z.infer<typeof ZUserData>;
@@ -31,7 +35,7 @@ export const getAllUserData = operation({
   path: '/v1/users/data/get',
   summary: 'Get All User Data',
   description: [
-    `One page of everything a user has in an organization: comments, reactions, recordings and notifications, at most ${USER_DATA_PAGE_SIZE} of each per page (an empty array when there is none).`,
+    `One page of everything a user has in an organization: comments, reactions, recordings, notifications and judgments, at most ${USER_DATA_PAGE_SIZE} of each per page (an empty array when there is none).`,
     '`result.nextPageToken` continues every feature that has more; it is null when none has.',
     'A forged or altered pageToken is INVALID_ARGUMENT; an unknown organization NOT_FOUND; a user without data gets empty arrays.',
     'The error envelope of this operation carries `code`, the HTTP status, beside `message` and `status`.',

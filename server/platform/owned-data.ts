@@ -33,7 +33,7 @@ export interface OwnedData {
 }
 
 /** The features Get All User Data returns, one array each. */
-export type UserDataFeature = 'comments' | 'reactions' | 'recordings' | 'notifications';
+export type UserDataFeature = 'comments' | 'reactions' | 'recordings' | 'notifications' | 'judgments';
 
 /** A keyset position inside one feature's list (see lib/page-token.ts). */
 export interface UserDataCursor {

@@ -8,6 +8,7 @@
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
 import { crdtScenarios } from './crdt.js';
+import { memoryScenarios } from './memory.js';
 import { webhookScenarios } from './webhooks.js';
 
 export interface WorkspaceCredentials {
@@ -379,6 +380,9 @@ async function seedActivities(databaseUrl: string, apiKeyId: string): Promise<vo
     await database.close();
   }
 }
+
+/** Suggest Decision over 50,000 judgments in one workspace, and the rebuild of its index after a change (memory.ts). */
+scenarios.push(...memoryScenarios);
 
 /** Collaborative documents: REST Update of a large text, fan-out to 200 clients, memory of 1,000 loaded documents (crdt.ts). */
 scenarios.push(...crdtScenarios);

@@ -12,6 +12,8 @@ export interface NumericFieldCase {
   request(value: number): { path: string; data: Record<string, unknown> };
   /** Reads the stored value back, when the operation stores it. */
   readBack?: { path: string; data: Record<string, unknown>; pick(result: any): unknown };
+  /** The highest value the service accepts, when it is below the contract's maximum (a time that must not be in the future). */
+  highest?: () => number;
 }
 
 const resource = (expiresAt: number) => [{ type: 'document', id: 'bounds-doc', organizationId: 'bounds-org', expiresAt }];
@@ -133,4 +135,22 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
       pick: (result: any) => pick(result.data[result.data.length - 1]),
     },
   })),
+  {
+    operation: 'getJudgments',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/memory/judgments/get', data: { pageSize: value } }),
+  },
+  // Add Judgment: each value in a new judgment (generated IDs sort by creation), read back as the one with the highest ID.
+  {
+    operation: 'addJudgment',
+    path: 'data.decidedAt',
+    request: (value) => ({ path: '/v2/memory/judgments/add', data: { subject: 'bounds', decision: 'approve', reason: 'bounds', reviewerId: 'bounds-user', decidedAt: value } }),
+    readBack: {
+      path: '/v2/memory/judgments/get',
+      data: { reviewerId: 'bounds-user' },
+      pick: (result: any) => result.data.reduce((a: any, b: any) => (a.judgmentId > b.judgmentId ? a : b)).decidedAt,
+    },
+    // The service refuses a decision more than a minute ahead of its clock.
+    highest: () => Date.now(),
+  },
 ];

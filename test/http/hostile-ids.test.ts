@@ -343,7 +343,7 @@ const steps: Step[] = [
   {
     op: 'getAllUserData',
     data: (id) => ({ organizationId: id, userId: id }),
-    check: (d) => expect(d).toEqual({ comments: [], reactions: [], recordings: [], notifications: [] }),
+    check: (d) => expect(d).toEqual({ comments: [], reactions: [], recordings: [], notifications: [], judgments: [] }),
   },
   { op: 'getAllUserDataV2', data: (id) => ({ organizationId: id, userId: id }) },
   { op: 'deleteAllUserData', data: (id) => ({ userId: id }), check: (d) => expect(d.jobId).toMatch(/^del_/) },
@@ -422,6 +422,23 @@ const steps: Step[] = [
   // because a handled failure logs it, and the log scan would take "__defineGetter__" (16 characters, stored above as
   // the permission provider's auth token) for a leaked credential; test/http/ai/ask-ai.test.ts sends such names as models.
   { op: 'askAi', data: (id) => ({ model: 'hostile-model', prompt: id, text: id }), takesIds: false },
+  // Judgments need no organization or document in the access tables, so these run after the deletions above.
+  {
+    op: 'addJudgment',
+    data: (id) => ({ judgmentId: id, subject: id, decision: 'approve', reason: id, reviewerId: id, organizationId: id, documentId: id, tags: [id] }),
+    check: (d, id) => expect([d.judgmentId, d.reviewerId, d.organizationId, d.documentId, d.tags]).toEqual([id, id, id, id, [id]]),
+  },
+  { op: 'getJudgments', data: (id) => ({ organizationId: id, documentId: id, reviewerId: id }), check: (d, id) => expect(d.map((j: any) => j.judgmentId)).toEqual([id]) },
+  // Its result has no `data` (the specification's exception); test/http/memory/suggest.test.ts checks the IDs in it.
+  { op: 'suggestDecision', data: (id) => ({ query: `${id} ${id}`, organizationId: id, documentId: id }) },
+  {
+    op: 'deleteJudgments',
+    data: (id) => ({ judgmentIds: [id] }),
+    check: (d, id) => {
+      keyedBy(d, id);
+      expect(own(d, id)).toMatchObject({ success: true });
+    },
+  },
 ];
 
 let server: TestServer;

@@ -62,6 +62,7 @@ const READS: ReadCase[] = [
   },
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
+  { name: 'getJudgments', path: '/v2/memory/judgments/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, reviewerId: ID }) },
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
@@ -143,6 +144,9 @@ beforeAll(async () => {
   webhookIds.endpoint = endpoint.data.id;
   webhookIds.message = (await client.webhooks.sendWebhookTestEvent({ endpointId: webhookIds.endpoint, eventType: MARKER, data: { [MARKER]: MARKER } })).data.messageId;
   await eventually(async () => (await client.webhooks.getWebhookAttempts({ endpointId: webhookIds.endpoint })).data.length === 1, "A's webhook attempt");
+  for (const decision of ['approve', 'approve', 'reject'] as const) {
+    await client.memory.addJudgment({ subject: `${MARKER} vendor contract`, decision, reason: MARKER, reviewerId: ID, organizationId: ID, documentId: ID, tags: [MARKER] });
+  }
 });
 afterAll(async () => {
   await server?.close();
@@ -252,5 +256,26 @@ describe('another workspace cannot change workspace A', () => {
     expect(own.body.result.data.map((u: { userId: string }) => u.userId)).toEqual([ID]);
     const doc = await server.post('/v2/organizations/documents/get', { data: { organizationId: ID } }, appHeaders(a));
     expect(doc.body.result.data).toHaveLength(1);
+  });
+});
+
+describe('Suggest Decision (a read whose name does not start with get)', () => {
+  it("never draws on workspace A's judgments for B, in any scope", async () => {
+    const data = { query: `${MARKER} vendor contract`, organizationId: ID, documentId: ID };
+    const own = await server.post('/v2/memory/suggest', { data }, appHeaders(a));
+    expect(own.body.result.primary).toMatchObject({ recommendation: 'approve', basedOn: 2, topReasons: [MARKER] });
+    for (const scope of [data, { query: data.query, organizationId: ID }, { query: data.query }]) {
+      const res = await server.post('/v2/memory/suggest', { data: scope }, appHeaders(b));
+      expect([res.status, res.body]).toEqual([200, { result: { primary: null, conflict: null } }]);
+    }
+    // B's own judgment with the same IDs and words: B's alone.
+    await server.post(
+      '/v2/memory/judgments/add',
+      { data: { subject: 'vendor contract', decision: 'reject', reason: 'theirs', reviewerId: ID, organizationId: ID, documentId: ID } },
+      appHeaders(b),
+    );
+    const res = await server.post('/v2/memory/suggest', { data }, appHeaders(b));
+    expect(res.body.result.primary).toMatchObject({ recommendation: 'reject', basedOn: 1, topReasons: ['theirs'] });
+    expect(JSON.stringify(res.body)).not.toContain(MARKER);
   });
 });

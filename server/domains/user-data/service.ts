@@ -15,14 +15,14 @@ export interface App {
   apiKey: string;
 }
 
-const FEATURES = ['comments', 'reactions', 'recordings', 'notifications'] as const satisfies readonly UserDataFeature[];
+const FEATURES = ['comments', 'reactions', 'recordings', 'notifications', 'judgments'] as const satisfies readonly UserDataFeature[];
 
 /**
  * The position of each feature in a Get All User Data token: the cursor of
  * the last item returned, or null when the feature has nothing more.
  */
 const ZPosition = ZCursorTuple.nullable();
-const ZUserDataToken = z.object({ comments: ZPosition, reactions: ZPosition, recordings: ZPosition, notifications: ZPosition }).strict();
+const ZUserDataToken = z.object({ comments: ZPosition, reactions: ZPosition, recordings: ZPosition, notifications: ZPosition, judgments: ZPosition }).strict();
 type Position = z.infer<typeof ZPosition>;
 
 const ZErasure = z.object({ apiKeyId: z.string(), userId: z.string() });
@@ -76,6 +76,7 @@ export function createUserDataService(deps: { repo: AccessRepo; uow: UnitOfWork;
         reactions: byFeature.reactions.next,
         recordings: byFeature.recordings.next,
         notifications: byFeature.notifications.next,
+        judgments: byFeature.judgments.next,
       };
       return {
         // Items come in the contract's shapes from their sources; the response is validated against them.
@@ -84,6 +85,7 @@ export function createUserDataService(deps: { repo: AccessRepo; uow: UnitOfWork;
           reactions: byFeature.reactions.items as TUserData['reactions'],
           recordings: byFeature.recordings.items as TUserData['recordings'],
           notifications: byFeature.notifications.items as TUserData['notifications'],
+          judgments: byFeature.judgments.items as TUserData['judgments'],
         },
         nextPageToken: FEATURES.some((feature) => next[feature] !== null) ? pageTokens.seal(scope, next) : null,
       };

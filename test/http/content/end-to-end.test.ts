@@ -105,7 +105,7 @@ describe('comments, notifications, activity, user data, erasure and migration to
     expect((await client.userData.getDeleteAllUserDataStatus({ jobId })).data.status).toBe('completed');
 
     const ann = await client.userData.getAllUserData({ organizationId: ORG, userId: 'ann' });
-    expect(ann.data).toEqual({ comments: [], reactions: [], recordings: [], notifications: [] });
+    expect(ann.data).toEqual({ comments: [], reactions: [], recordings: [], notifications: [], judgments: [] });
     expect(ann.nextPageToken).toBeNull();
     // cat's comment keeps the thread readable, opened by the anonymous user.
     const [thread] = (await client.comments.getCommentAnnotations({ organizationId: ORG, documentId: DOC })).data;

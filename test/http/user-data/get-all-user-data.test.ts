@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 afterEach(() => vi.restoreAllMocks());
 
-const EMPTY = { comments: [], reactions: [], recordings: [], notifications: [] };
+const EMPTY = { comments: [], reactions: [], recordings: [], notifications: [], judgments: [] };
 
 /** In-memory items of one user in (at, id) order, each in its contract shape. */
 function items(feature: UserDataFeature, count: number, key: { apiKey: string; organizationId: string; userId: string }) {
@@ -101,7 +101,7 @@ const ids = (page: Page) => ({
 });
 
 describe('Get All User Data', () => {
-  it('gives four empty arrays and a null nextPageToken to a user without data', async () => {
+  it('gives five empty arrays and a null nextPageToken to a user without data', async () => {
     const page = await client.userData.getAllUserData({ organizationId: 'org', userId: 'nobody' });
     expect(page).toEqual({ status: 'success', message: expect.any(String), data: EMPTY, nextPageToken: null });
     expect(await client.userData.getAllUserDataV2({ organizationId: 'org', userId: 'nobody' })).toEqual(page);
@@ -161,7 +161,7 @@ describe('Get All User Data', () => {
       },
     }));
     expect((await client.userData.getAllUserData({ organizationId: 'org', userId: 'bob' })).data).toEqual(EMPTY);
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(5);
     for (const key of calls) expect(key).toEqual({ apiKeyId: expect.any(String), apiKey: ws.apiKey, organizationId: 'org', userId: 'bob' });
   });
 

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { ZId } from '../access/schemas.js';
+import { operation, pagedResultOf } from '../common/envelope.js';
+import { ZPageSize, ZPageToken } from '../common/paging.js';
+import { documentNeedsOrganization } from './add-judgment.js';
+import { ZDecision, ZJudgment } from './schemas.js';
+
+export const getJudgments = operation({
+  path: '/v2/memory/judgments/get',
+  summary: 'Get Judgments',
+  description:
+    'The application\'s judgments, newest first (by decidedAt, then judgmentId), matching every filter given: an organization (with its documents\' judgments), one document of it, a reviewer, a decision. Paged by an opaque keyset pageToken (null on the last page); a forged token or one from another query is INVALID_ARGUMENT, and so is documentId without organizationId.',
+  data: z
+    .object({
+      organizationId: ZId.optional(),
+      documentId: ZId.optional().describe('Requires organizationId.'),
+      reviewerId: ZId.optional(),
+      decision: ZDecision.optional(),
+      pageSize: ZPageSize,
+      pageToken: ZPageToken,
+    })
+    .strict()
+    .refine(...documentNeedsOrganization),
+  result: pagedResultOf(ZJudgment),
+});

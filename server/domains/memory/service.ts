@@ -1,0 +1,79 @@
+import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import type { TJudgment } from '../../../contract/memory/schemas.js';
+import type { TSuggestDecisionData } from '../../../contract/memory/suggest-decision.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError, alreadyExists, invalidArgument } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import { idMapOf } from '../../lib/id-map.js';
+import type { Ids } from '../../lib/ids.js';
+import type { PageTokens } from '../../lib/page-token.js';
+import type { JudgmentIndexCache } from './index-cache.js';
+import type { JudgmentFilters, JudgmentRow, JudgmentsRepo } from './repo.js';
+import { judgmentRow, toJudgment } from './shapes.js';
+import { suggestFromHits, type SuggestResult } from './suggest.js';
+
+/** The calling application: its ID scopes every query. */
+export interface App {
+  apiKeyId: string;
+}
+
+const byDecision = (row: JudgmentRow) => ({ at: Number(row.decidedAt), id: row.id });
+
+export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: JudgmentIndexCache; uow: UnitOfWork; pageTokens: PageTokens; ids: Ids; clock: Clock }) {
+  const { repo, indexes, uow, pageTokens, clock } = deps;
+
+  return {
+    async addJudgment(app: App, input: TAddJudgmentData): Promise<TJudgment> {
+      const now = clock.nowMs();
+      const decidedAt = input.decidedAt ?? now;
+      if (decidedAt > now + DECIDED_AT_FUTURE_SLACK_MS) throw invalidArgument('data.decidedAt: must not be more than a minute in the future');
+      const taken = () => alreadyExists(`judgment ${input.judgmentId} already exists`);
+      const row = judgmentRow(app.apiKeyId, input.judgmentId ?? deps.ids.next('jdg'), { ...input, decidedAt }, now);
+      try {
+        await uow.run(async () => {
+          if (input.judgmentId !== undefined && (await repo.exists(app.apiKeyId, input.judgmentId))) throw taken();
+          const { size } = await repo.bump(app.apiKeyId, 1);
+          if (size > MAX_JUDGMENTS_PER_APPLICATION) {
+            throw new AppError('RESOURCE_EXHAUSTED', `the application holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments, the most it may: delete some first`);
+          }
+          await repo.insert(row);
+        });
+      } catch (error) {
+        // Two adds of one judgmentId at once: the second loses at the primary key.
+        if (isUniqueViolation(error)) throw taken();
+        throw error;
+      }
+      return toJudgment(row);
+    },
+
+    async getJudgments(app: App, input: JudgmentFilters & { pageSize?: number; pageToken?: string }) {
+      const filters: JudgmentFilters = { organizationId: input.organizationId, documentId: input.documentId, reviewerId: input.reviewerId, decision: input.decision };
+      const scope = JSON.stringify(['judgments', app.apiKeyId, filters.organizationId ?? null, filters.documentId ?? null, filters.reviewerId ?? null, filters.decision ?? null]);
+      const page = await pageTokens.page(scope, input, (after, take) => repo.list(app.apiKeyId, filters, after, take), byDecision);
+      return { items: page.items.map(toJudgment), pageToken: page.pageToken };
+    },
+
+    async deleteJudgments(app: App, input: { judgmentIds: string[] }) {
+      const deleted = await uow.run(async () => {
+        const { ids, count } = await repo.deleteMany(app.apiKeyId, input.judgmentIds);
+        if (count > 0) await repo.bump(app.apiKeyId, -count);
+        return new Set(ids);
+      });
+      return idMapOf(
+        input.judgmentIds.map(
+          (id) => [id, deleted.has(id) ? { success: true, message: 'Judgment deleted.' } : { success: false, message: `judgment ${id} does not exist` }] as const,
+        ),
+      );
+    },
+
+    /** Recommends from the judgments most relevant to the query (see suggest.ts and the README). */
+    async suggestDecision(app: App, input: TSuggestDecisionData): Promise<SuggestResult> {
+      const index = await indexes.current(app.apiKeyId);
+      if (index === null) return { primary: null, conflict: null };
+      return suggestFromHits(index.find(input.query), { organizationId: input.organizationId, documentId: input.documentId }, clock.nowMs());
+    },
+  };
+}
+
+export type MemoryService = ReturnType<typeof createMemoryService>;

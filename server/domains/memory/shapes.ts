@@ -1,0 +1,48 @@
+import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import type { TDecision, TJudgment } from '../../../contract/memory/schemas.js';
+import type { JudgmentRow } from './repo.js';
+
+/**
+ * The row Add Judgment writes for `input` (with its ID and time resolved).
+ * The benchmark seeds through this too, so its rows are the API's.
+ */
+export function judgmentRow(apiKeyId: string, id: string, input: Omit<TAddJudgmentData, 'judgmentId'> & { decidedAt: number }, createdAt: number): JudgmentRow {
+  return {
+    apiKeyId,
+    id,
+    subject: input.subject,
+    decision: input.decision,
+    reason: input.reason,
+    reviewerId: input.reviewerId,
+    organizationId: input.organizationId ?? null,
+    documentId: input.documentId ?? null,
+    tags: JSON.stringify(input.tags ?? []),
+    decidedAt: BigInt(input.decidedAt),
+    createdAt: BigInt(createdAt),
+  };
+}
+
+/** Tags as stored; anything but an array of strings (a hand edit) reads as none. */
+export function tagsOf(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function toJudgment(row: JudgmentRow): TJudgment {
+  return {
+    judgmentId: row.id,
+    subject: row.subject,
+    decision: row.decision as TDecision,
+    reason: row.reason,
+    reviewerId: row.reviewerId,
+    organizationId: row.organizationId,
+    documentId: row.documentId,
+    tags: tagsOf(row.tags),
+    decidedAt: Number(row.decidedAt),
+    createdAt: Number(row.createdAt),
+  };
+}
