@@ -51,6 +51,9 @@ import {
   updateWebhookEndpoint,
 } from './webhooks/endpoints.js';
 import { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from './webhooks/messages.js';
+import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agents.js';
+import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
+import { getAgentVersion, getAgentVersions, updateAgentVersion } from './agents/versions.js';
 
 const c = initContract();
 
@@ -190,6 +193,20 @@ const webhooks = c.router({
     resendWebhookMessage,
 });
 
+const agents = c.router({
+    getAgents,
+    createAgent,
+    updateAgent,
+    updateAgentVersion,
+    deleteAgent,
+    getAgentVersions,
+    getAgentVersion,
+    getAgentGroups,
+    createAgentGroup,
+    updateAgentGroup,
+    deleteAgentGroup,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -206,9 +223,10 @@ export type Contract = {
   liveState: typeof liveState;
   presence: typeof presence;
   webhooks: typeof webhooks;
+  agents: typeof agents;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, agents });
 export * from './common/errors.js';
 export * from './common/envelope.js';

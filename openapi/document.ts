@@ -39,6 +39,7 @@ const TAGS: Record<keyof Contract, string> = {
   liveState: 'Live state: the latest value per liveStateDataId of a document, delivered to every client connected to it over WebSocket and kept for late joiners.',
   webhooks: 'Advanced webhooks: endpoints that receive every event, signed the Standard Webhooks way, with retries, delivery history and resend.',
   presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
+  agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), and ordered agent groups.',
 };
 
 /**

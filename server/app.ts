@@ -20,6 +20,7 @@ import { userDataRouter } from './domains/user-data/router.js';
 import { usersRouter } from './domains/users/router.js';
 import { workspaceRouter } from './domains/workspace/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
+import { agentsRouter } from './domains/agents/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps): Express {
     liveState: liveStateRouter(deps.services.liveState),
     presence: presenceRouter(deps.services.presence),
     webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
+    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

@@ -60,6 +60,10 @@ import { createWebhookHistory } from './domains/webhooks/history.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
+import { createAgentGroups } from './domains/agents/groups.js';
+import { createAgentsRepo } from './domains/agents/repo.js';
+import { createAgentSecrets } from './domains/agents/secrets.js';
+import { createAgentsService } from './domains/agents/service.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
@@ -225,7 +229,15 @@ export function createServices(deps: CoreDeps) {
   });
   owned.register(webhooksOwnedData(db));
 
+  // Agents: built-in agents from the catalog in code, custom agents with versioned configurations
+  // (secrets sealed), and groups. Nothing here runs an agent.
+  const agentsRepo = createAgentsRepo(db);
+  const agents = createAgentsService({ repo: agentsRepo, uow, secrets: createAgentSecrets(sealer), pageTokens, ids, clock });
+  const agentGroups = createAgentGroups({ repo: agentsRepo, uow, ids, clock });
+
   return {
+    agents,
+    agentGroups,
     webhookSettings,
     webhookDispatcher,
     webhookMessages,
