@@ -42,7 +42,7 @@ export function configShapeIssues(config: Record<string, unknown>): ConfigIssue[
     if (IDENTITY.includes(key)) issues.push({ path: [key], message: 'is an identity field: change it with Update Agent, not with a new version' });
     else if (SERVICE_GENERATED.includes(key)) issues.push({ path: [key], message: 'is set by the service and cannot be part of an agent configuration' });
   }
-  const bytes = Buffer.byteLength(JSON.stringify(config), 'utf8');
+  const bytes = new TextEncoder().encode(JSON.stringify(config)).length;
   if (bytes > MAX_BYTES) issues.push({ path: [], message: `the agent configuration must be at most ${MAX_BYTES} bytes as JSON (got ${bytes})` });
   if (depthOf(config) > MAX_DEPTH) issues.push({ path: [], message: `the agent configuration must be at most ${MAX_DEPTH} levels deep` });
   return issues;

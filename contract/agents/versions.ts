@@ -15,7 +15,12 @@ export const MAX_AGENT_VERSION = 2_147_483_647;
  * own shape, size and keys.
  */
 const { contextGathering, execution, ...optionalFields } = behavioralFields;
-const nullable = Object.fromEntries(Object.entries(optionalFields).map(([key, schema]) => [key, schema.unwrap().nullable().optional()])) as {
+const nullable = Object.fromEntries(
+  Object.entries(optionalFields).map(([key, schema]) => {
+    const field = schema.unwrap().nullable().optional();
+    return [key, schema.description === undefined ? field : field.describe(`${schema.description} \`null\` removes it.`)];
+  }),
+) as {
   [K in keyof typeof optionalFields]: z.ZodOptional<z.ZodNullable<ReturnType<(typeof optionalFields)[K]['unwrap']>>>;
 };
 

@@ -68,7 +68,10 @@ function mapSecretLeaves(config: Config, replace: (leaf: string, where: { path: 
       const value = holder[slot];
       if (typeof value === 'string') holder[slot] = replace(value, { path: [...root.path, ...rel], rel, root });
       else if (typeof value === 'object' && value !== null) {
-        for (const child of Object.keys(value)) walk(value as Record<string, unknown>, Array.isArray(value) ? Number(child) : child, [...rel, Array.isArray(value) ? Number(child) : child]);
+        for (const child of Object.keys(value)) {
+          const next = Array.isArray(value) ? Number(child) : child;
+          walk(value as Record<string | number, unknown>, next, [...rel, next]);
+        }
       }
     };
     walk(parent, key, []);
