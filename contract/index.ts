@@ -56,6 +56,9 @@ import { addJudgment } from './memory/add-judgment.js';
 import { deleteJudgments } from './memory/delete-judgments.js';
 import { getJudgments } from './memory/get-judgments.js';
 import { suggestDecision } from './memory/suggest-decision.js';
+import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agents.js';
+import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
+import { getAgentVersion, getAgentVersions, updateAgentVersion } from './agents/versions.js';
 
 const c = initContract();
 
@@ -206,6 +209,20 @@ const memory = c.router({
     suggestDecision,
 });
 
+const agents = c.router({
+    getAgents,
+    createAgent,
+    updateAgent,
+    updateAgentVersion,
+    deleteAgent,
+    getAgentVersions,
+    getAgentVersion,
+    getAgentGroups,
+    createAgentGroup,
+    updateAgentGroup,
+    deleteAgentGroup,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -224,9 +241,10 @@ export type Contract = {
   webhooks: typeof webhooks;
   ai: typeof ai;
   memory: typeof memory;
+  agents: typeof agents;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory, agents });
 export * from './common/errors.js';
 export * from './common/envelope.js';

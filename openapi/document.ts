@@ -41,6 +41,7 @@ const TAGS: Record<keyof Contract, string> = {
   presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
   ai: "AI: text rewriting through the application's own OpenAI, Anthropic or Gemini key (Ask AI).",
   memory: 'Decision memory: past judgments (approve or reject, with reasons) and decision suggestions grounded in them.',
+  agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), and ordered agent groups.',
 };
 
 /**

@@ -22,6 +22,7 @@ import { workspaceRouter } from './domains/workspace/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
 import { aiRouter } from './domains/ai/router.js';
 import { memoryRouter } from './domains/memory/router.js';
+import { agentsRouter } from './domains/agents/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
     webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
     ai: aiRouter(deps.services.ai),
     memory: memoryRouter(deps.services.memory),
+    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
   });
   createExpressEndpoints(contract, router, app, {
     responseValidation: true,

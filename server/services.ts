@@ -65,6 +65,10 @@ import { createJudgmentsRepo } from './domains/memory/repo.js';
 import { createMemoryService } from './domains/memory/service.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
 import { createAiService } from './domains/ai/service.js';
+import { createAgentGroups } from './domains/agents/groups.js';
+import { createAgentsRepo } from './domains/agents/repo.js';
+import { createAgentSecrets } from './domains/agents/secrets.js';
+import { createAgentsService } from './domains/agents/service.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
 export interface CoreDeps {
@@ -246,10 +250,18 @@ export function createServices(deps: CoreDeps) {
   const judgmentIndexes = createJudgmentIndexCache({ repo: judgmentsRepo, capacity: config.memoryIndexApplications, log: logger });
   const memory = createMemoryService({ repo: judgmentsRepo, indexes: judgmentIndexes, uow, pageTokens, ids, clock });
 
+  // Agents: built-in agents from the catalog in code, custom agents with versioned configurations
+  // (secrets sealed), and groups. Nothing here runs an agent.
+  const agentsRepo = createAgentsRepo(db);
+  const agents = createAgentsService({ repo: agentsRepo, uow, secrets: createAgentSecrets(sealer), pageTokens, ids, clock });
+  const agentGroups = createAgentGroups({ repo: agentsRepo, uow, ids, clock });
+
   return {
     ai,
     judgmentIndexes,
     memory,
+    agents,
+    agentGroups,
     webhookSettings,
     webhookDispatcher,
     webhookMessages,

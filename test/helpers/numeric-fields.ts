@@ -14,6 +14,12 @@ export interface NumericFieldCase {
   readBack?: { path: string; data: Record<string, unknown>; pick(result: any): unknown };
   /** The highest value the service accepts, when it is below the contract's maximum (a time that must not be in the future). */
   highest?: () => number;
+  /**
+   * A number kept inside stored JSON rather than a column (an agent's user
+   * context `defaultValue`): fractions are accepted and read back exactly,
+   * so the field needs bounds but not `int`.
+   */
+  fractional?: true;
 }
 
 const resource = (expiresAt: number) => [{ type: 'document', id: 'bounds-doc', organizationId: 'bounds-org', expiresAt }];
@@ -35,6 +41,15 @@ const boundsRecording = {
  * webhooks on) before the cases run; disabled, so nothing is ever sent to it.
  */
 export const boundsWebhook = { url: 'https://93.184.215.14/bounds', endpointId: '' };
+
+/**
+ * The custom agent the bounds test's workspace creates before the cases run,
+ * with a version row at the highest version number (written to the database
+ * directly: no client makes two billion versions).
+ */
+export const boundsAgent = { agentId: '' };
+export const boundsAgentConfig = { name: 'bounds', description: 'bounds', enabled: true, instructions: 'Check.', contextGathering: { strategies: ['web-page-text'] }, execution: {} };
+const numberField = (value: number) => ({ userContextFields: [{ id: 'n', title: 'N', type: 'number', defaultValue: value }] });
 
 export const NUMERIC_FIELDS: NumericFieldCase[] = [
   ...(['addPermissions', 'removePermissions'] as const).map((operation) => ({
@@ -152,5 +167,35 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
     },
     // The service refuses a decision more than a minute ahead of its clock.
     highest: () => Date.now(),
+  },
+  // Agents: a user context field's number default on a new agent and on a new version of the bounds agent.
+  {
+    operation: 'createAgent',
+    path: 'data.input.userContextFields[].defaultValue',
+    fractional: true,
+    request: (value) => ({ path: '/v2/agents/create', data: { ...boundsAgentConfig, input: numberField(value) } }),
+  },
+  {
+    operation: 'updateAgentVersion',
+    path: 'data.input.userContextFields[].defaultValue',
+    fractional: true,
+    request: (value) => ({ path: '/v2/agents/version/update', data: { agentId: boundsAgent.agentId, input: numberField(value) } }),
+    readBack: {
+      path: '/v2/agents/get',
+      get data() {
+        return { agentId: boundsAgent.agentId };
+      },
+      pick: (result: any) => result.data.agent.input.userContextFields[0].defaultValue,
+    },
+  },
+  {
+    operation: 'getAgentVersions',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/agents/versions/get', data: { agentId: boundsAgent.agentId, pageSize: value } }),
+  },
+  {
+    operation: 'getAgentVersion',
+    path: 'data.version',
+    request: (value) => ({ path: '/v2/agents/version/get', data: { agentId: boundsAgent.agentId, version: value } }),
   },
 ];

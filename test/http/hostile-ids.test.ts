@@ -42,6 +42,10 @@ const endpointOf = (id: string) => webhook.get(id)?.endpointId ?? id;
 const messageOf = (id: string) => webhook.get(id)?.messageId ?? id;
 let receiverUrl = '';
 
+/** Agent IDs are the service's too: each run keeps the one its create step got; `__proto__` creates none. */
+const agents = new Map<string, string>();
+const agentOf = (id: string) => agents.get(id) ?? id;
+
 const steps: Step[] = [
   { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
   { op: 'getOrganizations', data: (id) => ({ organizationIds: [id] }), check: (d, id) => expect(d.map((o: any) => o.organizationId)).toEqual([id]) },
@@ -439,6 +443,40 @@ const steps: Step[] = [
       expect(own(d, id)).toMatchObject({ success: true });
     },
   },
+  // Agent IDs are the service's (kept per run, like webhook endpoints); group IDs, strategy names and metadata keys are the caller's.
+  {
+    op: 'createAgent',
+    data: (id) => ({ name: id, description: id, enabled: true, instructions: id, contextGathering: { strategies: [id] }, execution: {}, metadata: { [id]: id } }),
+    check: (d, id) => {
+      agents.set(id, d.agentId);
+      expect([d.agent.name, d.agent.contextGathering.strategies]).toEqual([id, [id]]);
+      keyedBy(d.agent.metadata, id);
+      expect(own(d.agent.metadata, id)).toBe(id);
+    },
+  },
+  { op: 'getAgents', data: (id) => ({ agentId: agentOf(id) }), check: (d, id) => expect(own(d.agent.metadata, id)).toBe(id) },
+  { op: 'updateAgent', data: (id) => ({ agentId: agentOf(id), name: id, enabled: false }), check: (d, id) => expect(d.agentId).toBe(agentOf(id)) },
+  {
+    op: 'updateAgentVersion',
+    data: (id) => ({ agentId: agentOf(id), metadata: { [id]: 'updated' } }),
+    check: (d, id) => {
+      expect(d.version).toBe(2);
+      keyedBy(d.agent.metadata, id);
+      expect(own(d.agent.metadata, id)).toBe('updated');
+    },
+  },
+  { op: 'getAgentVersions', data: (id) => ({ agentId: agentOf(id) }), check: (d) => expect(d.map((v: any) => v.version)).toEqual([2, 1]) },
+  { op: 'getAgentVersion', data: (id) => ({ agentId: agentOf(id), version: 1 }), check: (d, id) => expect(own(d.agent.metadata, id)).toBe(id) },
+  {
+    op: 'createAgentGroup',
+    data: (id) => ({ groupId: id, name: id, description: id, agentIds: [agentOf(id), 'crawler'] }),
+    check: (d, id) => expect([d.groupId, d.name, d.agentIds]).toEqual([id, id, [agentOf(id), 'crawler']]),
+  },
+  { op: 'getAgentGroups', data: (id) => ({ groupId: id }), check: (d, id) => expect(d.group.groupId).toBe(id) },
+  { op: 'updateAgentGroup', data: (id) => ({ groupId: id, agentIds: ['crawler', agentOf(id)] }), check: (d, id) => expect(d.agentIds).toEqual(['crawler', agentOf(id)]) },
+  { op: 'getAgents', data: (id) => ({ groupId: id }), check: (d, id) => expect(d.agents.map((a: any) => a.id)).toEqual(['crawler', agentOf(id)]) },
+  { op: 'deleteAgentGroup', data: (id) => ({ groupId: id }), check: (d, id) => expect(d.groupId).toBe(id) },
+  { op: 'deleteAgent', data: (id) => ({ agentId: agentOf(id) }), check: (d, id) => expect(d.agentId).toBe(agentOf(id)) },
 ];
 
 let server: TestServer;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { usingPostgres } from '../helpers/database.js';
-import { boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
+import { boundsAgent, boundsAgentConfig, boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { z } from 'zod';
 
@@ -21,6 +21,11 @@ beforeAll(async () => {
   await server.post('/v2/workspace/advancedwebhookconfig/update', { data: { isEnabled: true } }, headers);
   const endpoint = await server.post('/v2/workspace/advancedwebhook/endpoints/create', { data: { url: boundsWebhook.url, disabled: true } }, headers);
   boundsWebhook.endpointId = endpoint.body.result.data.id;
+  const agent = await server.post('/v2/agents/create', { data: boundsAgentConfig }, headers);
+  boundsAgent.agentId = agent.body.result.data.agentId;
+  const apiKeyId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
+  const first = await server.running.database.db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId: boundsAgent.agentId, version: 1 } });
+  await server.running.database.db.agentVersion.create({ data: { ...first, version: 2_147_483_647 } });
 });
 afterAll(() => server?.close());
 
@@ -44,6 +49,8 @@ function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
   for (;;) {
     if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) schema = schema.unwrap();
     else if (schema instanceof z.ZodEffects) schema = schema.innerType();
+    // A number among other types (e.g. a string, number or boolean default): its number option.
+    else if (schema instanceof z.ZodUnion) schema = (schema.options as z.ZodTypeAny[]).find((option) => unwrap(option) instanceof z.ZodNumber) ?? schema.options[0];
     else return schema;
   }
 }
@@ -67,7 +74,15 @@ describe(`numbers at their bounds (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`,
           expect(field.readBack.pick(read.body.result)).toBe(value);
         }
       }
-      for (const value of [min - 1, max + 1, min + 0.5]) {
+      if (field.fractional) {
+        const res = await send(min + 0.5);
+        expect([min + 0.5, res.status, res.body.error?.message]).toEqual([min + 0.5, 200, undefined]);
+        if (field.readBack) {
+          const read = await server.post(field.readBack.path, { data: field.readBack.data }, appHeaders(ws));
+          expect(field.readBack.pick(read.body.result)).toBe(min + 0.5);
+        }
+      }
+      for (const value of field.fractional ? [min - 1, max + 1] : [min - 1, max + 1, min + 0.5]) {
         const res = await send(value);
         expect([value, res.status, res.body.error?.status]).toEqual([value, 400, 'INVALID_ARGUMENT']);
       }

@@ -63,6 +63,11 @@ const READS: ReadCase[] = [
   // Public; asking about A's email reveals only a boolean, never A's data.
   { name: 'getEmailVerificationStatus', path: '/v2/workspace/email/status', headers: () => ({}), data: () => ({ ownerEmail: `${MARKER}@example.com` }) },
   { name: 'getJudgments', path: '/v2/memory/judgments/get', headers: appHeaders, data: () => ({ organizationId: ID, documentId: ID, reviewerId: ID }) },
+  // A's agent (its ID assigned by the service; B might guess or steal one) and group.
+  { name: 'getAgents', path: '/v2/agents/get', headers: appHeaders, data: () => ({ agentId: agentIds.agent }) },
+  { name: 'getAgentVersions', path: '/v2/agents/versions/get', headers: appHeaders, data: () => ({ agentId: agentIds.agent }) },
+  { name: 'getAgentVersion', path: '/v2/agents/version/get', headers: appHeaders, data: () => ({ agentId: agentIds.agent, version: 1 }) },
+  { name: 'getAgentGroups', path: '/v2/agents/groups/get', headers: appHeaders, data: () => ({ groupId: ID }) },
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
@@ -79,7 +84,13 @@ const NOT_FOUND_FOR_B = [
   'getWebhookEndpointSecret',
   'getWebhookMessages',
   'getWebhookAttempts',
+  'getAgents',
+  'getAgentVersions',
+  'getAgentVersion',
+  'getAgentGroups',
 ];
+/** A's custom agent, with its marker in name, description and configuration. */
+const agentIds = { agent: '' };
 const jobIds = { erasure: '', migration: '' };
 /** A's webhook endpoint, with one message delivered (a test event carrying the marker). */
 const webhookIds = { endpoint: '', message: '' };
@@ -147,6 +158,18 @@ beforeAll(async () => {
   for (const decision of ['approve', 'approve', 'reject'] as const) {
     await client.memory.addJudgment({ subject: `${MARKER} vendor contract`, decision, reason: MARKER, reviewerId: ID, organizationId: ID, documentId: ID, tags: [MARKER] });
   }
+  agentIds.agent = (
+    await client.agents.createAgent({
+      name: MARKER,
+      description: MARKER,
+      enabled: true,
+      instructions: MARKER,
+      contextGathering: { strategies: ['web-page-text'] },
+      execution: {},
+      metadata: { [MARKER]: MARKER },
+    })
+  ).data.agentId;
+  await client.agents.createAgentGroup({ groupId: ID, name: MARKER, agentIds: [agentIds.agent] });
 });
 afterAll(async () => {
   await server?.close();
@@ -168,6 +191,7 @@ describe('another workspace sees nothing of workspace A', () => {
       if (read.name === 'getPermissions') expect(own.body.result.data[ID].context).toEqual({ accessFields: [`team:${MARKER}`] });
       // A's own read shows the marker where A's data holds it: B's not showing it proves something.
       if (read.name.startsWith('getWebhook') && read.name !== 'getWebhookEndpointSecret') expect(JSON.stringify(own.body)).toContain(MARKER);
+      if (read.name.startsWith('getAgent') && read.name !== 'getAgentVersions') expect(JSON.stringify(own.body)).toContain(MARKER);
       const res = await server.post(read.path, { data: read.data(a) }, read.headers(b));
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);

@@ -1,0 +1,55 @@
+-- CreateTable
+CREATE TABLE "Agent" (
+    "apiKeyId" TEXT NOT NULL,
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT NOT NULL,
+    "enabled" BOOLEAN NOT NULL,
+    "latestVersion" INTEGER NOT NULL,
+    "executionCount" INTEGER NOT NULL DEFAULT 0,
+    "lastExecutedAt" BIGINT,
+    "createdAt" BIGINT NOT NULL,
+    "updatedAt" BIGINT NOT NULL,
+
+    CONSTRAINT "Agent_pkey" PRIMARY KEY ("apiKeyId","id")
+);
+
+-- CreateTable
+CREATE TABLE "AgentVersion" (
+    "apiKeyId" TEXT NOT NULL,
+    "agentId" TEXT NOT NULL,
+    "version" INTEGER NOT NULL,
+    "config" TEXT NOT NULL,
+    "createdAt" BIGINT NOT NULL,
+
+    CONSTRAINT "AgentVersion_pkey" PRIMARY KEY ("apiKeyId","agentId","version")
+);
+
+-- CreateTable
+CREATE TABLE "BuiltinAgentState" (
+    "apiKeyId" TEXT NOT NULL,
+    "agentId" TEXT NOT NULL,
+    "enabled" BOOLEAN NOT NULL,
+    "updatedAt" BIGINT NOT NULL,
+
+    CONSTRAINT "BuiltinAgentState_pkey" PRIMARY KEY ("apiKeyId","agentId")
+);
+
+-- CreateTable
+CREATE TABLE "AgentGroup" (
+    "apiKeyId" TEXT NOT NULL,
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT NOT NULL DEFAULT '',
+    "agentIds" TEXT NOT NULL,
+    "createdAt" BIGINT NOT NULL,
+    "updatedAt" BIGINT NOT NULL,
+
+    CONSTRAINT "AgentGroup_pkey" PRIMARY KEY ("apiKeyId","id")
+);
+
+-- CreateIndex
+CREATE INDEX "Agent_apiKeyId_createdAt_id_idx" ON "Agent"("apiKeyId", "createdAt", "id");
+
+-- CreateIndex
+CREATE INDEX "AgentGroup_apiKeyId_createdAt_id_idx" ON "AgentGroup"("apiKeyId", "createdAt", "id");

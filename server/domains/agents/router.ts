@@ -1,0 +1,23 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract/index.js';
+import { applicationOf } from '../../http/context.js';
+import { ok, paged } from '../../http/respond.js';
+import type { AgentGroups } from './groups.js';
+import type { AgentsService } from './service.js';
+
+export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups }) {
+  const { agents, groups } = deps;
+  return initServer().router(contract.agents, {
+    getAgents: async ({ req, body }) => ok('Agent(s) retrieved successfully.', await agents.getAgents(applicationOf(req), body.data)),
+    createAgent: async ({ req, body }) => ok('Agent created.', await agents.createAgent(applicationOf(req), body.data)),
+    updateAgent: async ({ req, body }) => ok('Agent updated.', await agents.updateAgent(applicationOf(req), body.data)),
+    updateAgentVersion: async ({ req, body }) => ok('Agent version created.', await agents.updateAgentVersion(applicationOf(req), body.data)),
+    deleteAgent: async ({ req, body }) => ok('Agent deleted.', await agents.deleteAgent(applicationOf(req), body.data)),
+    getAgentVersions: async ({ req, body }) => paged('Agent versions retrieved successfully.', await agents.getAgentVersions(applicationOf(req), body.data)),
+    getAgentVersion: async ({ req, body }) => ok('Agent version retrieved successfully.', await agents.getAgentVersion(applicationOf(req), body.data)),
+    getAgentGroups: async ({ req, body }) => ok('Agent groups retrieved successfully.', await groups.getGroups(applicationOf(req), body.data)),
+    createAgentGroup: async ({ req, body }) => ok('Agent group created.', await groups.createGroup(applicationOf(req), body.data)),
+    updateAgentGroup: async ({ req, body }) => ok('Agent group updated.', await groups.updateGroup(applicationOf(req), body.data)),
+    deleteAgentGroup: async ({ req, body }) => ok('Agent group deleted.', await groups.deleteGroup(applicationOf(req), body.data)),
+  });
+}

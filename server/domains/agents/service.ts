@@ -1,0 +1,217 @@
+import type { TCreateAgentData } from '../../../contract/agents/agents.js';
+import { CUSTOM_MANAGED_BY, MAX_CUSTOM_AGENTS, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../contract/agents/schemas.js';
+import type { TUpdateAgentVersionData } from '../../../contract/agents/versions.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Ids } from '../../lib/ids.js';
+import type { PageTokens } from '../../lib/page-token.js';
+import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from './builtins.js';
+import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from './config.js';
+import type { AgentRow, AgentsRepo } from './repo.js';
+import { keepRedactedSecrets, type AgentSecrets, type Config } from './secrets.js';
+
+type Caller = { apiKeyId: string };
+
+/** How often Update Agent Version starts over when another version of the same agent was written first. */
+const VERSION_ATTEMPTS = 20;
+
+const summaryOfCustom = (row: AgentRow): TAgentSummary => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  enabled: row.enabled,
+  managedBy: CUSTOM_MANAGED_BY,
+  version: row.latestVersion,
+  executionCount: row.executionCount,
+  lastExecutedAt: row.lastExecutedAt === null ? null : Number(row.lastExecutedAt),
+});
+
+// Built-in agents are run by the service operator, not here: no runs to count.
+const summaryOfBuiltin = (agent: TBuiltinAgent): TAgentSummary => ({
+  id: agent.id,
+  name: agent.name,
+  description: agent.description,
+  enabled: agent.enabled,
+  managedBy: agent.managedBy,
+  system: true,
+  executionCount: 0,
+  lastExecutedAt: null,
+});
+
+const parseConfig = (text: string) => JSON.parse(text) as Config;
+
+/** Custom and built-in agents and the versions of custom agents, per application. */
+export function createAgentsService(deps: { repo: AgentsRepo; uow: UnitOfWork; secrets: AgentSecrets; pageTokens: PageTokens; ids: Ids; clock: Clock }) {
+  const { repo, uow, secrets } = deps;
+
+  async function builtinStates(apiKeyId: string): Promise<Map<string, boolean>> {
+    return new Map((await repo.builtinStates(apiKeyId)).map((row) => [row.agentId, row.enabled]));
+  }
+
+  /** Every built-in agent with its enabled state in this application (enabled unless changed). */
+  async function builtins(apiKeyId: string): Promise<TBuiltinAgent[]> {
+    const states = await builtinStates(apiKeyId);
+    return BUILTIN_AGENTS.map((definition) => toBuiltinAgent(definition, states.get(definition.id) ?? true));
+  }
+
+  async function findCustom(apiKeyId: string, agentId: string): Promise<AgentRow> {
+    // Another application's agent reads exactly like an unknown one.
+    const row = await repo.findAgent(apiKeyId, agentId);
+    if (row === null) throw notFound(`no agent ${agentId}`);
+    return row;
+  }
+
+  /** The custom agent; FAILED_PRECONDITION for a built-in one, which `what` does not apply to. */
+  function customOnly(apiKeyId: string, agentId: string, what: string): Promise<AgentRow> {
+    if (builtinAgent(agentId) !== undefined) throw failedPrecondition(`${agentId} is a built-in agent: ${what}`);
+    return findCustom(apiKeyId, agentId);
+  }
+
+  async function storedConfig(apiKeyId: string, agentId: string, version: number): Promise<{ config: Config; createdAt: bigint }> {
+    const row = await repo.findVersion(apiKeyId, agentId, version);
+    if (row === null) throw notFound(`agent ${agentId} has no version ${version}`);
+    return { config: parseConfig(row.config), createdAt: row.createdAt };
+  }
+
+  return {
+    async getAgents(app: Caller, input: { agentId?: string; filter?: 'defaultOnly' | 'customOnly'; groupId?: string }) {
+      if (input.agentId !== undefined) {
+        const definition = builtinAgent(input.agentId);
+        if (definition !== undefined) {
+          const enabled = (await builtinStates(app.apiKeyId)).get(definition.id) ?? true;
+          return { agent: toBuiltinAgent(definition, enabled) };
+        }
+        const row = await findCustom(app.apiKeyId, input.agentId);
+        const { config } = await storedConfig(app.apiKeyId, row.id, row.latestVersion);
+        return { agent: toCustomAgent(row, row.latestVersion, config) };
+      }
+      let order: string[] | undefined;
+      if (input.groupId !== undefined) {
+        const group = await repo.findGroup(app.apiKeyId, input.groupId);
+        if (group === null) throw notFound(`no agent group ${input.groupId}`);
+        order = JSON.parse(group.agentIds) as string[];
+      }
+      const builtinRows = input.filter === 'customOnly' ? [] : (await builtins(app.apiKeyId)).map(summaryOfBuiltin);
+      const customRows = input.filter === 'defaultOnly' ? [] : (await repo.listAgents(app.apiKeyId)).map(summaryOfCustom);
+      let agents = [...builtinRows, ...customRows];
+      if (order !== undefined) {
+        const byId = new Map(agents.map((agent) => [agent.id, agent]));
+        agents = order.flatMap((id) => byId.get(id) ?? []);
+      }
+      return { agents };
+    },
+
+    async createAgent(app: Caller, input: TCreateAgentData): Promise<{ agentId: string; agent: TCustomAgent }> {
+      const { name, description, enabled, ...given } = input;
+      // Nothing is stored yet, so a `__redacted__` secret has nothing to keep: INVALID_ARGUMENT.
+      const config = secrets.seal(normalizeConfig(keepRedactedSecrets(given, {})));
+      const now = BigInt(deps.clock.nowMs());
+      const row: AgentRow = {
+        apiKeyId: app.apiKeyId,
+        id: deps.ids.next('agt'),
+        name,
+        description,
+        enabled,
+        latestVersion: 1,
+        executionCount: 0,
+        lastExecutedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await uow.run(async () => {
+        if ((await repo.countAgents(app.apiKeyId)) >= MAX_CUSTOM_AGENTS) {
+          throw failedPrecondition(`an application has at most ${MAX_CUSTOM_AGENTS} custom agents: delete one first`);
+        }
+        await repo.insertAgent(row);
+        await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version: 1, config: JSON.stringify(config), createdAt: now });
+      });
+      return { agentId: row.id, agent: toCustomAgent(row, 1, config) };
+    },
+
+    async updateAgent(app: Caller, input: { agentId: string; name?: string; description?: string; enabled?: boolean }) {
+      const now = BigInt(deps.clock.nowMs());
+      if (builtinAgent(input.agentId) !== undefined) {
+        if (input.enabled === undefined) {
+          throw invalidArgument(`data.enabled is required: ${input.agentId} is a built-in agent, whose only changeable field is enabled`);
+        }
+        // name and description are the catalog's: ignored, as the specification says.
+        const current = (await builtinStates(app.apiKeyId)).get(input.agentId) ?? true;
+        if (current !== input.enabled) await repo.setBuiltinEnabled(app.apiKeyId, input.agentId, input.enabled, now);
+        return { agentId: input.agentId };
+      }
+      const changes = {
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
+      };
+      if (Object.keys(changes).length === 0) {
+        await findCustom(app.apiKeyId, input.agentId);
+        return { agentId: input.agentId };
+      }
+      const { count } = await repo.updateIdentity(app.apiKeyId, input.agentId, { ...changes, updatedAt: now });
+      if (count === 0) throw notFound(`no agent ${input.agentId}`);
+      return { agentId: input.agentId };
+    },
+
+    async updateAgentVersion(app: Caller, input: TUpdateAgentVersionData): Promise<{ agentId: string; version: number; agent: TCustomAgent }> {
+      const { agentId, ...given } = input;
+      for (let attempt = 0; attempt < VERSION_ATTEMPTS; attempt++) {
+        const row = await customOnly(app.apiKeyId, agentId, 'built-in agents are not versioned (only `enabled` changes, with Update Agent)');
+        const latest = await storedConfig(app.apiKeyId, row.id, row.latestVersion);
+        const { plain, sealedOf } = secrets.open(latest.config);
+        const merged = normalizeConfig(mergeVersion(plain, keepRedactedSecrets(given, plain)));
+        assertValidConfig(merged);
+        const config = secrets.seal(merged, sealedOf);
+        const version = row.latestVersion + 1;
+        const now = BigInt(deps.clock.nowMs());
+        const written = await uow.run(async () => {
+          // Compare-and-set on the latest version: of two updates at once, the second starts over from the first's version.
+          const { count } = await repo.advanceVersion(app.apiKeyId, row.id, row.latestVersion, now);
+          if (count === 0) return false;
+          await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version, config: JSON.stringify(config), createdAt: now });
+          return true;
+        });
+        if (written) return { agentId: row.id, version, agent: toCustomAgent(row, version, config) };
+      }
+      throw new AppError('UNAVAILABLE', `agent ${agentId} kept changing while this version was made: retry`);
+    },
+
+    async deleteAgent(app: Caller, input: { agentId: string }) {
+      if (builtinAgent(input.agentId) !== undefined) {
+        throw failedPrecondition(`${input.agentId} is a built-in agent and cannot be deleted: disable it with Update Agent instead`);
+      }
+      await uow.run(async () => {
+        const { count } = await repo.deleteAgent(app.apiKeyId, input.agentId);
+        if (count === 0) throw notFound(`no agent ${input.agentId}`);
+        await repo.deleteVersions(app.apiKeyId, input.agentId);
+        const now = BigInt(deps.clock.nowMs());
+        for (const group of await repo.listGroups(app.apiKeyId)) {
+          const members = JSON.parse(group.agentIds) as string[];
+          if (!members.includes(input.agentId)) continue;
+          await repo.updateGroup(app.apiKeyId, group.id, { agentIds: JSON.stringify(members.filter((id) => id !== input.agentId)), updatedAt: now });
+        }
+      });
+      return { agentId: input.agentId };
+    },
+
+    async getAgentVersions(app: Caller, input: { agentId: string; pageSize?: number; pageToken?: string }) {
+      const row = await customOnly(app.apiKeyId, input.agentId, 'built-in agents have no versions');
+      const page = await deps.pageTokens.page(
+        JSON.stringify(['agent-versions', app.apiKeyId, row.id]),
+        input,
+        (after, take) => repo.listVersions(app.apiKeyId, row.id, after?.at, take),
+        (version) => ({ at: version.version, id: '' }),
+      );
+      return { items: page.items.map((v) => ({ version: v.version, createdAt: Number(v.createdAt) })), pageToken: page.pageToken };
+    },
+
+    async getAgentVersion(app: Caller, input: { agentId: string; version: number }) {
+      const row = await customOnly(app.apiKeyId, input.agentId, 'built-in agents have no versions');
+      const { config, createdAt } = await storedConfig(app.apiKeyId, row.id, input.version);
+      return { agentId: row.id, version: input.version, createdAt: Number(createdAt), agent: toCustomAgent(row, input.version, config) };
+    },
+  };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;
