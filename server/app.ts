@@ -24,7 +24,7 @@ import { aiRouter } from './domains/ai/router.js';
 import { memoryRouter } from './domains/memory/router.js';
 import { agentsRouter } from './domains/agents/router.js';
 import { authenticate } from './http/authenticate.js';
-import { refuseProtoKeys, verifyBodyStrings } from './http/body-strings.js';
+import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation } from './http/operation.js';
 import { healthRoutes } from './http/health.js';
@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): Express {
       limit: deps.config.bodyLimitBytes,
       // NUL, lone surrogates and non-UTF-8 bytes: refused in every string, keys included, on both databases alike.
       verify: verifyBodyStrings,
-      reviver: refuseProtoKeys,
+      reviver: refuseUnstorableValues,
     }),
   );
   app.use(limits.afterParse);

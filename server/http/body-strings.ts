@@ -97,8 +97,21 @@ export class ProtoKeyInBody extends Error {
   }
 }
 
-/** The express.json `reviver`: sees every key of the parsed body. */
-export function refuseProtoKeys(key: string, value: unknown): unknown {
+/**
+ * A number JSON.parse could only read as ±Infinity (`1e400`). JSON.stringify
+ * writes it as `null`, in every stored JSON value and every response, so a
+ * free-form value would change without a word: refused instead, for every
+ * operation.
+ */
+export class NonFiniteNumberInBody extends Error {
+  constructor() {
+    super('numbers in the request body must be finite numbers of at most ±1.7976931348623157e308');
+  }
+}
+
+/** The express.json `reviver`: sees every key and value of the parsed body. */
+export function refuseUnstorableValues(key: string, value: unknown): unknown {
   if (key === '__proto__') throw new ProtoKeyInBody();
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new NonFiniteNumberInBody();
   return value;
 }

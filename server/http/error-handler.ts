@@ -5,7 +5,7 @@ import type { OperationMeta } from '../../contract/common/envelope.js';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope, type TErrorEnvelopeWithCode } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
 import { isMissingRow, isTransactionContention } from '../db/errors.js';
-import { BODY_STRING_ERROR_TYPES, ProtoKeyInBody } from './body-strings.js';
+import { BODY_STRING_ERROR_TYPES, NonFiniteNumberInBody, ProtoKeyInBody } from './body-strings.js';
 
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
   const http = ERROR_STATUS_HTTP[status];
@@ -47,7 +47,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const type = (err as { type?: string }).type;
   // body-parser strips the reviver's error down to its message, but keeps the instance.
-  if (err instanceof ProtoKeyInBody) return sendError(res, 'INVALID_ARGUMENT', err.message);
+  if (err instanceof ProtoKeyInBody || err instanceof NonFiniteNumberInBody) return sendError(res, 'INVALID_ARGUMENT', err.message);
   if (type === 'entity.parse.failed') return sendError(res, 'INVALID_ARGUMENT', 'the request body is not valid JSON');
   if (type === 'entity.too.large') {
     const limit = (err as { limit?: number }).limit;

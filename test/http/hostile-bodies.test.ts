@@ -120,6 +120,25 @@ describe('keys named __proto__', () => {
   });
 });
 
+describe('numbers beyond what JSON text can carry back', () => {
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify (every stored JSON value, every response)
+  // writes as null: a free-form value (an agent's metadata) would silently change while the call succeeds.
+  const agent = (metadata: string) =>
+    `{"data":{"name":"a","description":"d","enabled":true,"instructions":"i","contextGathering":{"strategies":["web-page-text"]},"execution":{},"metadata":${metadata}}}`;
+
+  it.each([
+    ['inside a free-form value', agent('{"n":1e400}')],
+    ['negative, deep inside', agent('{"a":[{"b":[-1e999]}]}')],
+  ])('are refused: %s', async (_, body) => {
+    expectInvalid(await rawPost('/v2/agents/create', body), /finite number/);
+  });
+
+  it('the largest finite double is data, read back exactly', async () => {
+    const res = await rawPost('/v2/agents/create', agent('{"n":1.7976931348623157e308}'));
+    expect(res.body.result?.data.agent.metadata).toEqual({ n: Number.MAX_VALUE });
+  });
+});
+
 describe('bytes that are not UTF-8', () => {
   const around = (bytes: number[]) =>
     Buffer.concat([Buffer.from('{"data":{"organizationId":"o","users":[{"userId":"u","name":"'), Buffer.from(bytes), Buffer.from('"}]}}')]);
