@@ -19,5 +19,5 @@ it('runs a job right after the unit of work that enqueued it commits', async () 
   const def = jobs.define({ kind: 'test.worker-wakeup', payload: z.object({ n: z.number() }), run: async ({ payload }) => ran(payload.n) });
   const id = await server.running.database.uow.run(() => jobs.enqueue(def, { n: 7 }));
   expect(await done).toBe(7);
-  await expect.poll(async () => (await jobs.get(id))?.state).toBe('completed');
+  await expect.poll(async () => (await jobs.get(id))?.state, { timeout: 15_000 }).toBe('completed');
 });
