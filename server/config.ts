@@ -131,6 +131,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
   const headersTimeoutMs = intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1);
+  // Both AI SDKs add these headers to every request whatever the client's options, after the
+  // credentials: the operator's headers (or key) would ride along on every application's call.
+  for (const name of ['OPENAI_CUSTOM_HEADERS', 'ANTHROPIC_CUSTOM_HEADERS']) {
+    if (env[name]) {
+      throw new ConfigError(`${name} is set: the AI SDKs would send its headers with every application's Ask AI call (the value is not shown); unset it`);
+    }
+  }
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',

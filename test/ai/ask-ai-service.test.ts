@@ -26,7 +26,20 @@ function service(call: () => Promise<never>, sealed: string | null = sealer.seal
 describe('Ask AI service', () => {
   it('lets an error that is not the provider\'s through (the error envelope says INTERNAL), not success: false', async () => {
     const bug = new TypeError("Cannot read properties of undefined (reading 'choices')");
-    await expect(service(() => Promise.reject(bug)).askAi({ apiKeyId: 'k' }, input)).rejects.toBe(bug);
+    await expect(service(() => Promise.reject(bug)).askAi({ apiKeyId: 'k' }, input)).rejects.toThrow(
+      "unexpected TypeError during the openai call: Cannot read properties of undefined (reading 'choices')",
+    );
+  });
+
+  it('the error it lets through holds no part of the key, even where the original quoted the header with it', async () => {
+    // What undici throws for a key with a line break in it (stored before `ai-key set` refused such keys).
+    const headerError = new TypeError('Headers.append: "Bearer sk-proj-unit-test-key-0123" is an invalid header value.');
+    const thrown = await service(() => Promise.reject(headerError))
+      .askAi({ apiKeyId: 'k' }, input)
+      .catch((error: Error) => error);
+    expect((thrown as Error).message).toMatch(/^unexpected TypeError during the openai call: /);
+    expect((thrown as Error).message).not.toContain('sk-proj');
+    expect((thrown as Error).message).not.toContain('0123');
   });
 
   it('a stored key sealed under another master key is a handled failure saying how to fix it', async () => {

@@ -88,6 +88,10 @@ describe('operator CLI', () => {
     }
     const ws = await json('workspace', 'create', '--owner-email', 'p@example.com');
     expect((await run('ai-key', 'set', '--api-key', ws.apiKey, '--provider', 'mistral', '--key', 'k')).stderr).toMatch(/INVALID_ARGUMENT: unknown provider/);
+    // A pasted line break would later break the provider request's header, in an error quoting the key.
+    const broken = await run('ai-key', 'set', '--api-key', ws.apiKey, '--provider', 'openai', '--key', 'sk-proj-PART1\nPART2');
+    expect(broken.stderr).toMatch(/INVALID_ARGUMENT: the provider key must be 1 to 1024 printable ASCII characters/);
+    expect(broken.stderr).not.toContain('PART1');
     expect((await run('feature', 'set', '--api-key', ws.apiKey, '--name', 'x', '--enabled', 'true')).stderr).toMatch(/INVALID_ARGUMENT: unknown feature/);
   });
 

@@ -45,6 +45,8 @@ describe('configuration errors name the variable in one line', () => {
     [{ AI_TIMEOUT_MS: '50' }, /^AI_TIMEOUT_MS must be an integer from 100 to 600000 \(got "50"\)$/],
     [{ AI_MAX_OUTPUT_TOKENS: '0' }, /^AI_MAX_OUTPUT_TOKENS must be an integer from 1/],
     [{ AI_RATE_LIMIT_PER_MINUTE: 'lots' }, /^AI_RATE_LIMIT_PER_MINUTE must be an integer >= 1/],
+    [{ OPENAI_CUSTOM_HEADERS: 'Authorization: Bearer hunter2' }, /^OPENAI_CUSTOM_HEADERS is set: .*the value is not shown/],
+    [{ ANTHROPIC_CUSTOM_HEADERS: 'X-Secret: hunter2' }, /^ANTHROPIC_CUSTOM_HEADERS is set: .*the value is not shown/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;

@@ -145,7 +145,11 @@ export function createAccountsService(deps: AccountsDeps) {
       if (!(AI_PROVIDERS as readonly string[]).includes(provider)) {
         throw invalidArgument(`unknown provider "${provider}"; known: ${AI_PROVIDERS.join(', ')}`);
       }
-      if (secret.trim() === '') throw invalidArgument('the provider key must not be empty');
+      // Provider keys are printable ASCII; anything else (a pasted newline) would break the request's
+      // header later, in an error that carries the whole header value. Never echoed.
+      if (!/^[\x21-\x7e]{1,1024}$/.test(secret)) {
+        throw invalidArgument('the provider key must be 1 to 1024 printable ASCII characters without spaces or line breaks (the value is not shown)');
+      }
       const key = await apiKeyOrThrow(apiKey);
       await repo.upsertAiKey(key.id, provider, sealer.seal(secret));
       return { provider, configured: true as const };

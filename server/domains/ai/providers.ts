@@ -79,7 +79,8 @@ export function createProviderCalls(config: AiConfig) {
   };
 
   const anthropic = async (apiKey: string, input: Completion, signal: AbortSignal): Promise<Answer> => {
-    const client = new Anthropic({ apiKey, baseURL: config.anthropicBaseUrl, maxRetries: 0, timeout: config.timeoutMs, logLevel: 'off' });
+    // openTelemetry off: the SDK would otherwise follow ANTHROPIC_OPEN_TELEMETRY* and may put the user's text into trace spans.
+    const client = new Anthropic({ apiKey, baseURL: config.anthropicBaseUrl, maxRetries: 0, timeout: config.timeoutMs, logLevel: 'off', openTelemetry: false });
     const message = await client.messages.create(
       {
         model: input.model,

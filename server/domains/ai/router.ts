@@ -12,6 +12,8 @@ export function aiRouter(service: AiService) {
         if (!res.writableFinished) clientGone.abort();
       };
       res.once('close', onClose);
+      // Gone while the request was authenticated and parsed: 'close' fired before anyone listened.
+      if (req.socket.destroyed) clientGone.abort();
       try {
         // The specification's result for Ask AI: `{success, text | error}` with no status or message.
         const result = await service.askAi(applicationOf(req), body.data, { signal: clientGone.signal, log: req.log });

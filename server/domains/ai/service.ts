@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { TAskAiData, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
 import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
-import { providerFailure } from './failures.js';
+import { providerFailure, scrubKey } from './failures.js';
 import { createProviderCalls, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
 
 export interface AiDeps {
@@ -87,7 +87,9 @@ export function createAiService(deps: AiDeps) {
         return fail(provider, 'no-text', `${provider} returned no text`);
       } catch (error) {
         const failure = providerFailure(provider, error, apiKey, timeoutMs, outcome);
-        if (failure === undefined) throw error;
+        // Not the provider's doing: INTERNAL, but the error logged is ours, scrubbed of the key (an SDK or
+        // fetch error can carry a header value, the key inside it).
+        if (failure === undefined) throw new Error(`unexpected ${errorClass(error)} during the ${provider} call: ${scrubKey(errorText(error), apiKey)}`);
         return fail(provider, failure.status, failure.error);
       } finally {
         clearTimeout(timer);
@@ -98,3 +100,11 @@ export function createAiService(deps: AiDeps) {
 }
 
 export type AiService = ReturnType<typeof createAiService>;
+
+function errorClass(error: unknown): string {
+  return error instanceof Error ? error.constructor.name : typeof error;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
