@@ -13,7 +13,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
 import { localFanout, redisFanout, type Fanout } from './realtime/fanout.js';
 import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type CoreDeps, type Services } from './services.js';
 
 export interface RunningServer {
   url: string;
@@ -36,8 +36,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   logger?: Logger;
-  /** Test seams: a clock the test moves, a shared rate-limit store. */
-  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore'] };
+  /** Test seams: a clock the test moves, a shared rate-limit store, lower agent caps. */
+  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits'] };
 }
 
 /** Migrates, opens the database and listens: everything `npm start` does but signal handling. */
@@ -64,6 +64,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       sealer,
       logger,
       clock: options.overrides?.clock ?? systemClock,
+      agentLimits: options.overrides?.agentLimits,
       fanout,
       presenceDirectory,
     });

@@ -66,6 +66,7 @@ import { createMemoryService } from './domains/memory/service.js';
 import { createWebhookSettings } from './domains/webhooks/settings.js';
 import { createAiService } from './domains/ai/service.js';
 import { createAgentGroups } from './domains/agents/groups.js';
+import type { AgentLimits } from './domains/agents/limits.js';
 import { createAgentsRepo } from './domains/agents/repo.js';
 import { createAgentSecrets } from './domains/agents/secrets.js';
 import { createAgentsService } from './domains/agents/service.js';
@@ -82,6 +83,8 @@ export interface CoreDeps {
   sealer: Sealer;
   logger: Logger;
   clock: Clock;
+  /** Test seam: lower per-application caps on custom agents and agent groups (defaults: the contract's). */
+  agentLimits?: AgentLimits;
 }
 
 /**
@@ -253,8 +256,8 @@ export function createServices(deps: CoreDeps) {
   // Agents: built-in agents from the catalog in code, custom agents with versioned configurations
   // (secrets sealed), and groups. Nothing here runs an agent.
   const agentsRepo = createAgentsRepo(db);
-  const agents = createAgentsService({ repo: agentsRepo, uow, secrets: createAgentSecrets(sealer), pageTokens, ids, clock });
-  const agentGroups = createAgentGroups({ repo: agentsRepo, uow, ids, clock });
+  const agents = createAgentsService({ repo: agentsRepo, uow, secrets: createAgentSecrets(sealer), pageTokens, ids, clock, limits: deps.agentLimits });
+  const agentGroups = createAgentGroups({ repo: agentsRepo, uow, ids, clock, limits: deps.agentLimits });
 
   return {
     ai,

@@ -6,7 +6,9 @@ import {
   MAX_AGENT_CONFIG_BYTES,
   MAX_AGENT_DESCRIPTION,
   MAX_AGENT_NAME,
+  MAX_AGENT_SECRETS,
   MAX_CUSTOM_AGENTS,
+  MAX_SECRET_BYTES,
   refineConfig,
   ZAgentGroupId,
   ZAgentId,
@@ -53,7 +55,7 @@ export type TCreateAgentData = z.infer<typeof ZCreateAgentData>;
 export const createAgent = operation({
   path: '/v2/agents/create',
   summary: 'Create Agent',
-  description: `Creates a custom agent and its version 1; the service gives it an ID (\`agt_…\`). Behavioral fields not listed are stored and returned as given, except inside \`postProcess\`, where unknown keys are INVALID_ARGUMENT. INVALID_ARGUMENT also for: \`instructions\` missing unless \`execution.executionStrategy\` is \`service\`; \`execution.serviceId\` missing for \`service\` and \`service+ai\`; no \`execution.mcpServers\` for \`mcp-tools\`; \`contextGathering.strategyOptions.rest-api\` missing when \`rest-api\` is a strategy; a value outside an enumeration; \`__redacted__\` as a secret (nothing is stored to keep); the behavioral fields over ${MAX_AGENT_CONFIG_BYTES} bytes as JSON; a key the reads use (\`id\`, \`agentId\`, \`version\`, \`managedBy\`, \`system\`, \`executionCount\`, \`lastExecutedAt\`). FAILED_PRECONDITION when the application already has ${MAX_CUSTOM_AGENTS} custom agents. Result: \`{agentId, agent}\`, \`agent\` as Get Agent(s) reads it.`,
+  description: `Creates a custom agent and its version 1; the service gives it an ID (\`agt_…\`). Behavioral fields not listed are stored and returned as given, except inside \`postProcess\`, where unknown keys are INVALID_ARGUMENT. INVALID_ARGUMENT also for: \`instructions\` missing unless \`execution.executionStrategy\` is \`service\`; \`execution.serviceId\` missing for \`service\` and \`service+ai\`; no \`execution.mcpServers\` for \`mcp-tools\`; \`contextGathering.strategyOptions.rest-api\` missing when \`rest-api\` is a strategy; a value outside an enumeration; two \`execution.mcpServers\` with the same \`name\` (or, without a name, the same \`url\`); a URL with credentials (\`user:password@\`) inside \`strategyOptions.rest-api\` or an MCP server outside its secrets; \`__redacted__\` as a secret (nothing is stored to keep); more than ${MAX_AGENT_SECRETS} secrets or a secret over ${MAX_SECRET_BYTES} bytes; the behavioral fields over ${MAX_AGENT_CONFIG_BYTES} bytes as JSON, each secret counted as \`"__redacted__"\`; a key the reads use (\`id\`, \`agentId\`, \`version\`, \`managedBy\`, \`system\`, \`executionCount\`, \`lastExecutedAt\`). FAILED_PRECONDITION when the application already has ${MAX_CUSTOM_AGENTS} custom agents. Result: \`{agentId, agent}\`, \`agent\` as Get Agent(s) reads it.`,
   data: ZCreateAgentData,
   result: resultOf(z.object({ agentId: z.string(), agent: ZCustomAgent })),
 });

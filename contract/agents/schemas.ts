@@ -15,7 +15,8 @@ import { agentConfigIssues } from './rules.js';
 export const MAX_AGENT_NAME = 200;
 export const MAX_AGENT_DESCRIPTION = 2000;
 export const MAX_INSTRUCTIONS = 100_000;
-export { MAX_AGENT_CONFIG_BYTES, MAX_AGENT_CONFIG_DEPTH } from './rules.js';
+export { MAX_AGENT_CONFIG_BYTES, MAX_AGENT_CONFIG_DEPTH, MAX_AGENT_SECRETS, MAX_SECRET_BYTES, MAX_STORED_AGENT_CONFIG_BYTES } from './rules.js';
+export { REDACTED } from './secret-places.js';
 export const MAX_STRATEGIES = 20;
 export const MAX_MCP_SERVERS = 20;
 export const MAX_LIST_ITEMS = 100;
@@ -36,8 +37,6 @@ export const MAX_GROUP_AGENTS = 100;
 export const BUILTIN_MANAGED_BY = 'collab-backend';
 /** A custom agent's `managedBy`, as the specification fixes it. */
 export const CUSTOM_MANAGED_BY = 'customer';
-/** How every secret reads back; sent back on Update Agent Version, it keeps the stored secret. */
-export const REDACTED = '__redacted__';
 
 export const EXECUTION_STRATEGIES = ['ai', 'service', 'service+ai', 'browser-agent', 'mcp-tools'] as const;
 export const SERVICE_IDS = ['broken-links', 'crawler', 'screenshot', 'accessibility-checker', 'og-image-checker'] as const;
@@ -85,7 +84,7 @@ const ZContextGathering = z
     strategyOptions: z
       .object({
         'rest-api': ZOpen.optional().describe(
-          'Required when `strategies` includes `rest-api`. Every string inside its `auth` and `headers` is a secret: stored encrypted, read back as `__redacted__`.',
+          'Required when `strategies` includes `rest-api`. Secrets: every string, number and boolean inside its `auth` and `headers`, and inside any key (at any depth) named like a secret (`token`, `apiKey`, `password`, …: see the README); stored encrypted, read back as `__redacted__`. A URL with credentials (`user:password@`) elsewhere in it is INVALID_ARGUMENT.',
         ),
       })
       .catchall(z.unknown())
@@ -105,7 +104,7 @@ const ZExecution = z
       .max(MAX_MCP_SERVERS)
       .optional()
       .describe(
-        `MCP servers, stored as given (at most ${MAX_MCP_SERVERS}); at least 1 for \`mcp-tools\`. Every string inside a server's \`auth\` is a secret: stored encrypted, read back as \`__redacted__\`.`,
+        `MCP servers, stored as given (at most ${MAX_MCP_SERVERS}); at least 1 for \`mcp-tools\`. A server is known by its \`name\`, or by its \`url\` when it has no name: two servers with the same one are INVALID_ARGUMENT. Secrets: every string, number and boolean inside a server's \`auth\`, \`headers\` and \`env\`, and inside any key named like a secret; stored encrypted, read back as \`__redacted__\`. A URL with credentials (\`user:password@\`) elsewhere in a server is INVALID_ARGUMENT.`,
       ),
     responseDescriptions: ZOpen.optional(),
     strategyOptions: ZOpen.optional(),
@@ -183,6 +182,12 @@ export const behavioralFields = {
   setup: ZOpen.optional().describe('Tooling metadata (`setupSamples[]`, `checklistOrigin`), not used at run time: stored and returned as given.'),
 };
 
+/** A whole configuration (the behavioral fields) with every rule of Create Agent: what Update Agent Version's merged configuration must pass. */
+export const ZAgentConfig = z
+  .object(behavioralFields)
+  .passthrough()
+  .superRefine((config, ctx) => refineConfig(config, ctx));
+
 /** The behavioral fields of a configuration: every key but the reserved identity ones. */
 export function configOf(data: Record<string, unknown>, identityKeys: readonly string[]): Record<string, unknown> {
   const config: Record<string, unknown> = {};
@@ -256,7 +261,7 @@ export const ZCustomAgent = named(
       contextGathering: z
         .object({ strategies: z.array(z.string()), strategyOptions: z.record(z.unknown()).optional(), aiConfig: z.record(z.unknown()).optional() })
         .passthrough()
-        .describe('Secrets under `strategyOptions.rest-api.auth` and `.headers` read `__redacted__`.'),
+        .describe('Secrets inside `strategyOptions.rest-api` read `__redacted__`.'),
       execution: z
         .object({
           executionStrategy: ZExecutionStrategy,
@@ -268,7 +273,7 @@ export const ZCustomAgent = named(
           knowledge: z.record(z.unknown()).optional(),
         })
         .passthrough()
-        .describe('`executionStrategy` always present (default `ai`); secrets under `mcpServers[].auth` read `__redacted__`.'),
+        .describe('`executionStrategy` always present (default `ai`); secrets inside `mcpServers[]` read `__redacted__`.'),
       response: z
         .object({ useAiFormatting: z.boolean().optional(), formattingPrompt: z.string().optional(), responseAdapter: ZResponseAdapter.optional() })
         .passthrough()

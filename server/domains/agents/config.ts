@@ -1,26 +1,30 @@
-import { CUSTOM_MANAGED_BY, type TCustomAgent } from '../../../contract/agents/schemas.js';
-import { configRuleIssues, configShapeIssues, type ConfigIssue } from '../../../contract/agents/rules.js';
+import { ZodError } from 'zod';
+import { CUSTOM_MANAGED_BY, ZAgentConfig, type TCustomAgent } from '../../../contract/agents/schemas.js';
+import { describeZodError } from '../../http/error-handler.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import { redactSecrets, type Config } from './secrets.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** `{...stored, ...given}` without the keys `given` sets to `null`; built from entries, so any key stays a plain key. */
+function withoutNulls(stored: Record<string, unknown>, given: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries({ ...stored, ...given }).filter(([key, value]) => !(value === null && Object.hasOwn(given, key))));
+}
+
 /**
  * Update Agent Version's merge: each top-level field given replaces the
- * stored one, except that two objects merge one level deep
- * (`{...stored, ...given}`); `null` removes the field.
+ * stored one, except that an object merges one level deep into the stored
+ * object (`{...stored, ...given}`); `null` removes the field, and `null` for
+ * a key of such an object removes that key.
  */
 export function mergeVersion(stored: Config, given: Config): Config {
-  const merged: Config = { ...stored };
-  for (const [key, value] of Object.entries(given)) {
-    if (value === null) {
-      delete merged[key];
-      continue;
-    }
-    const before = merged[key];
-    merged[key] = isObject(before) && isObject(value) ? { ...before, ...value } : value;
-  }
-  return merged;
+  return Object.fromEntries(
+    Object.entries(withoutNulls(stored, given)).map(([key, value]) => {
+      if (!Object.hasOwn(given, key) || !isObject(value)) return [key, value];
+      const before = Object.hasOwn(stored, key) ? stored[key] : undefined;
+      return [key, withoutNulls(isObject(before) ? before : {}, value)];
+    }),
+  );
 }
 
 /** What is stored of a valid configuration: `postProcess.matchAndMerge` is deprecated and ignored, so it is dropped. */
@@ -30,12 +34,11 @@ export function normalizeConfig(config: Config): Config {
   return { ...config, postProcess };
 }
 
-const formatPath = (path: ConfigIssue['path']) => path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : `${out}.${part}`), 'data');
-
-/** Create Agent's rules on a merged configuration: INVALID_ARGUMENT naming each failing field, as the contract would. */
+/** Create Agent's schema and rules on a merged configuration: INVALID_ARGUMENT naming each failing field, as the contract would. */
 export function assertValidConfig(config: Config): void {
-  const issues = [...configShapeIssues(config), ...configRuleIssues(config)];
-  if (issues.length > 0) throw invalidArgument(issues.slice(0, 5).map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; '));
+  const result = ZAgentConfig.safeParse(config);
+  if (result.success) return;
+  throw invalidArgument(describeZodError(new ZodError(result.error.issues.map((issue) => ({ ...issue, path: ['data', ...issue.path] })))));
 }
 
 const stageOn = (stage: unknown) => ({ enabled: !(isObject(stage) && stage.enabled === false) });

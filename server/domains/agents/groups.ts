@@ -1,4 +1,4 @@
-import { MAX_AGENT_GROUPS, type TAgentGroup } from '../../../contract/agents/schemas.js';
+import type { TAgentGroup } from '../../../contract/agents/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
@@ -6,14 +6,16 @@ import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
 import { builtinAgent } from './builtins.js';
 import type { AgentGroupRow, AgentsRepo } from './repo.js';
+import { agentLimitsOf, type AgentLimits } from './limits.js';
 
 type Caller = { apiKeyId: string };
 
 const membersOf = (row: AgentGroupRow) => JSON.parse(row.agentIds) as string[];
 
 /** Named, ordered lists of an application's agents (built-in and custom). */
-export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids: Ids; clock: Clock }) {
+export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids: Ids; clock: Clock; limits?: AgentLimits | undefined }) {
   const { repo, uow } = deps;
+  const { groups: maxGroups } = agentLimitsOf(deps.limits);
 
   /** The custom agents among `ids` that exist; built-in ones always do. */
   async function existing(apiKeyId: string, ids: readonly string[]): Promise<(id: string) => boolean> {
@@ -62,9 +64,10 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
       };
       try {
         await uow.run(async () => {
+          await repo.lockQuota(app.apiKeyId);
           if (input.groupId !== undefined && (await repo.findGroup(app.apiKeyId, input.groupId)) !== null) throw taken(input.groupId);
-          if ((await repo.countGroups(app.apiKeyId)) >= MAX_AGENT_GROUPS) {
-            throw failedPrecondition(`an application has at most ${MAX_AGENT_GROUPS} agent groups: delete one first`);
+          if ((await repo.countGroups(app.apiKeyId)) >= maxGroups) {
+            throw failedPrecondition(`an application has at most ${maxGroups} agent groups: delete one first`);
           }
           await assertAgentsExist(app.apiKeyId, input.agentIds);
           await repo.insertGroup(row);

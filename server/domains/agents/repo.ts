@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { providerOfClient, type Db } from '../../db/client.js';
 
 /** Rows of the agent tables (see prisma/models.prisma). */
 export interface AgentRow {
@@ -30,6 +30,20 @@ const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 /** Agents, their versions, built-in states and groups; every query is scoped by the application (apiKeyId). */
 export function createAgentsRepo(db: Db) {
   return {
+    /**
+     * Holds the application's quota row until the unit of work ends, so two
+     * creates count one after the other and a cap cannot be passed by both
+     * (READ COMMITTED would let each count before the other inserts). On
+     * PostgreSQL a row lock, the row inserted first when missing (a
+     * concurrent insert waits for this one and then finds it); on SQLite the
+     * gate already runs transactions one at a time.
+     */
+    async lockQuota(apiKeyId: string): Promise<void> {
+      if (providerOfClient(db) !== 'postgresql') return;
+      await db.$executeRawUnsafe('INSERT INTO "AgentQuotaLock" ("apiKeyId") VALUES ($1) ON CONFLICT DO NOTHING', apiKeyId);
+      await db.$queryRawUnsafe('SELECT 1 FROM "AgentQuotaLock" WHERE "apiKeyId" = $1 FOR UPDATE', apiKeyId);
+    },
+
     // ── custom agents ──
     insertAgent: (row: AgentRow) => db.agent.create({ data: row }),
     findAgent: (apiKeyId: string, id: string) => db.agent.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),

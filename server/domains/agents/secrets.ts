@@ -1,121 +1,108 @@
-import { REDACTED } from '../../../contract/agents/schemas.js';
+import { mapSecrets, REDACTED, sameUrl, secretPlaces, serverIdentity, type Config, type Path, type SecretLeaf, type SecretPlace } from '../../../contract/agents/secret-places.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
 
 /**
- * The secrets of an agent configuration, leaf by leaf: every string under
- * `contextGathering.strategyOptions['rest-api'].auth` and `.headers`, and
- * under `execution.mcpServers[i].auth`, whatever shape those take (the
- * specification leaves them open). Stored sealed, read back as
- * `__redacted__`; other leaves (numbers, booleans) are not secret.
+ * The secrets of an agent configuration (where they are:
+ * contract/agents/secret-places.ts), leaf by leaf: stored sealed, read back
+ * as `__redacted__`, and kept from the stored version when sent back as
+ * `__redacted__` by Update Agent Version.
  */
 
-export type Config = Record<string, unknown>;
-type Path = (string | number)[];
+export { redactSecrets, type Config } from '../../../contract/agents/secret-places.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const own = (value: unknown, key: string | number): unknown =>
-  typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
-
-/** A subtree whose string leaves are secrets, and how to find the same subtree in another configuration. */
-interface SecretRoot {
-  path: Path;
-  counterpartIn(other: Config): unknown;
-}
-
-function secretRoots(config: Config): SecretRoot[] {
-  const roots: SecretRoot[] = [];
-  const restApi = own(own(config.contextGathering, 'strategyOptions'), 'rest-api');
-  for (const field of ['auth', 'headers']) {
-    if (!isObject(restApi) || !Object.hasOwn(restApi, field)) continue;
-    roots.push({
-      path: ['contextGathering', 'strategyOptions', 'rest-api', field],
-      counterpartIn: (other) => own(own(own(other.contextGathering, 'strategyOptions'), 'rest-api'), field),
-    });
-  }
-  const servers = own(config.execution, 'mcpServers');
-  if (Array.isArray(servers)) {
-    servers.forEach((server, index) => {
-      if (!isObject(server) || !Object.hasOwn(server, 'auth')) return;
-      const name = typeof server.name === 'string' ? server.name : undefined;
-      roots.push({
-        path: ['execution', 'mcpServers', index, 'auth'],
-        counterpartIn: (other) => {
-          const stored = own(other.execution, 'mcpServers');
-          if (!Array.isArray(stored)) return undefined;
-          // Servers with a name are matched by it, so a client may reorder them; others by position.
-          const match = name === undefined ? stored[index] : stored.find((candidate) => isObject(candidate) && candidate.name === name);
-          return own(match, 'auth');
-        },
-      });
-    });
-  }
-  return roots;
-}
-
-const at = (value: unknown, path: Path): unknown => path.reduce<unknown>((node, key) => own(node, key), value);
-
-/**
- * A copy of `config` whose secret leaves are `replace(leaf, ...)`. `rel` is
- * the leaf's path inside its root, `root` the root it belongs to.
- */
-function mapSecretLeaves(config: Config, replace: (leaf: string, where: { path: Path; rel: Path; root: SecretRoot }) => string): Config {
-  const copy = structuredClone(config);
-  for (const root of secretRoots(copy)) {
-    const parent = at(copy, root.path.slice(0, -1)) as Record<string | number, unknown>;
-    const key = root.path[root.path.length - 1]!;
-    const walk = (holder: Record<string | number, unknown>, slot: string | number, rel: Path): void => {
-      const value = holder[slot];
-      if (typeof value === 'string') holder[slot] = replace(value, { path: [...root.path, ...rel], rel, root });
-      else if (typeof value === 'object' && value !== null) {
-        for (const child of Object.keys(value)) {
-          const next = Array.isArray(value) ? Number(child) : child;
-          walk(value as Record<string | number, unknown>, next, [...rel, next]);
-        }
-      }
-    };
-    walk(parent, key, []);
-  }
-  return copy;
-}
+const isLeaf = (value: unknown): value is SecretLeaf => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+const at = (value: unknown, path: Path): unknown =>
+  path.reduce<unknown>((node, key) => (typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined), value);
 
 const formatPath = (path: Path) => path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : `${out}.${part}`), 'data');
 
-/** How a configuration reads: every secret as `__redacted__`. */
-export function redactSecrets(config: Config): Config {
-  return mapSecretLeaves(config, () => REDACTED);
+/** The stored place whose secrets a place sent may keep, or why there is none. */
+function counterpartOf(place: SecretPlace, stored: readonly SecretPlace[]): { place: SecretPlace } | { none: string } {
+  const NOT_HERE = 'none is stored here';
+  const OTHER_URL = 'the stored one belongs to another url: send the secret again with a new url';
+  if (place.kind === 'rest-api') {
+    const match = stored.find((candidate) => candidate.kind === 'rest-api');
+    if (match === undefined) return { none: NOT_HERE };
+    return sameUrl(match.value, place.value) ? { place: match } : { none: OTHER_URL };
+  }
+  const identity = serverIdentity(place.value);
+  if (identity === undefined) return { none: 'a server with neither name nor url has no stored counterpart' };
+  // Matched by identity, never by position: positions shift when servers are added, removed or reordered.
+  const matches = stored.filter((candidate) => {
+    if (candidate.kind !== 'mcp-server') return false;
+    const other = serverIdentity(candidate.value);
+    return other?.by === identity.by && other.value === identity.value;
+  });
+  if (matches.length === 0) return { none: `no stored server has this ${identity.by}` };
+  // Only configurations stored before identities had to be unique can hold two.
+  if (matches.length > 1) return { none: `several stored servers have this ${identity.by}` };
+  return sameUrl(matches[0]!.value, place.value) ? { place: matches[0]! } : { none: OTHER_URL };
 }
 
 /**
  * `given` with every `__redacted__` secret replaced by the stored secret at
- * the same place of `stored` (in clear); INVALID_ARGUMENT where `stored` has
- * none, so the literal is never stored as a secret.
+ * the same place of the counterpart in `stored` (in clear); INVALID_ARGUMENT
+ * naming the path where there is none, so the literal is never stored as a
+ * secret and a secret never moves to another server or address.
  */
 export function keepRedactedSecrets(given: Config, stored: Config): Config {
-  return mapSecretLeaves(given, (leaf, { path, rel, root }) => {
-    if (leaf !== REDACTED) return leaf;
-    const kept = at(root.counterpartIn(stored), rel);
-    if (typeof kept !== 'string') throw invalidArgument(`${formatPath(path)}: "${REDACTED}" keeps a stored secret, and none is stored here: send the secret itself`);
-    return kept;
+  const storedPlaces = secretPlaces(stored);
+  return mapSecrets(given, {
+    secret(leaf, { path, rel, place }) {
+      if (leaf !== REDACTED) return leaf;
+      const counterpart = counterpartOf(place, storedPlaces);
+      const kept = 'place' in counterpart ? at(counterpart.place.value, rel) : undefined;
+      if (!isLeaf(kept)) {
+        const why = 'none' in counterpart ? counterpart.none : 'none is stored here';
+        throw invalidArgument(`${formatPath(path)}: "${REDACTED}" keeps a stored secret, and ${why}: send the secret itself`);
+      }
+      return kept;
+    },
   });
 }
 
+/**
+ * A sealed leaf: `v1.…` for a string, `number:v1.…` or `boolean:v1.…` for
+ * the other scalars, so each opens to its own JSON type. Anything else in a
+ * secret place was stored in clear before it counted as a secret.
+ */
+const SEALED_LEAF = /^(?:(number|boolean):)?(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+const leafKey = (leaf: SecretLeaf) => `${typeof leaf}:${String(leaf)}`;
+
 export function createAgentSecrets(sealer: Sealer) {
+  function openLeaf(stored: SecretLeaf): SecretLeaf {
+    const match = typeof stored === 'string' ? SEALED_LEAF.exec(stored) : null;
+    if (match === null) return stored;
+    const text = sealer.open(match[2]!);
+    if (match[1] === 'number') return Number(text);
+    if (match[1] === 'boolean') return text === 'true';
+    return text;
+  }
+
+  function sealLeaf(leaf: SecretLeaf): string {
+    const sealed = sealer.seal(String(leaf));
+    return typeof leaf === 'string' ? sealed : `${typeof leaf}:${sealed}`;
+  }
+
   return {
     /** The configuration with its secrets in clear, and each secret's sealed form (so an unchanged secret keeps its ciphertext). */
     open(stored: Config): { plain: Config; sealedOf: Map<string, string> } {
       const sealedOf = new Map<string, string>();
-      const plain = mapSecretLeaves(stored, (sealed) => {
-        const secret = sealer.open(sealed);
-        sealedOf.set(secret, sealed);
-        return secret;
+      const plain = mapSecrets(stored, {
+        secret(sealed) {
+          const secret = openLeaf(sealed);
+          if (typeof sealed === 'string' && SEALED_LEAF.test(sealed)) sealedOf.set(leafKey(secret), sealed);
+          return secret;
+        },
       });
       return { plain, sealedOf };
     },
 
     /** The configuration as stored: each secret sealed, or its stored ciphertext when it is unchanged. */
     seal(plain: Config, sealedOf: ReadonlyMap<string, string> = new Map()): Config {
-      return mapSecretLeaves(plain, (secret) => sealedOf.get(secret) ?? sealer.seal(secret));
+      return mapSecrets(plain, { secret: (secret) => sealedOf.get(leafKey(secret)) ?? sealLeaf(secret) });
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { TCreateAgentData } from '../../../contract/agents/agents.js';
-import { CUSTOM_MANAGED_BY, MAX_CUSTOM_AGENTS, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../contract/agents/schemas.js';
+import { CUSTOM_MANAGED_BY, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../contract/agents/schemas.js';
 import type { TUpdateAgentVersionData } from '../../../contract/agents/versions.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
@@ -8,6 +8,7 @@ import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from './builtins.js';
 import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from './config.js';
+import { agentLimitsOf, type AgentLimits } from './limits.js';
 import type { AgentRow, AgentsRepo } from './repo.js';
 import { keepRedactedSecrets, type AgentSecrets, type Config } from './secrets.js';
 
@@ -42,8 +43,17 @@ const summaryOfBuiltin = (agent: TBuiltinAgent): TAgentSummary => ({
 const parseConfig = (text: string) => JSON.parse(text) as Config;
 
 /** Custom and built-in agents and the versions of custom agents, per application. */
-export function createAgentsService(deps: { repo: AgentsRepo; uow: UnitOfWork; secrets: AgentSecrets; pageTokens: PageTokens; ids: Ids; clock: Clock }) {
+export function createAgentsService(deps: {
+  repo: AgentsRepo;
+  uow: UnitOfWork;
+  secrets: AgentSecrets;
+  pageTokens: PageTokens;
+  ids: Ids;
+  clock: Clock;
+  limits?: AgentLimits | undefined;
+}) {
   const { repo, uow, secrets } = deps;
+  const { customAgents: maxAgents } = agentLimitsOf(deps.limits);
 
   async function builtinStates(apiKeyId: string): Promise<Map<string, boolean>> {
     return new Map((await repo.builtinStates(apiKeyId)).map((row) => [row.agentId, row.enabled]));
@@ -120,8 +130,9 @@ export function createAgentsService(deps: { repo: AgentsRepo; uow: UnitOfWork; s
         updatedAt: now,
       };
       await uow.run(async () => {
-        if ((await repo.countAgents(app.apiKeyId)) >= MAX_CUSTOM_AGENTS) {
-          throw failedPrecondition(`an application has at most ${MAX_CUSTOM_AGENTS} custom agents: delete one first`);
+        await repo.lockQuota(app.apiKeyId);
+        if ((await repo.countAgents(app.apiKeyId)) >= maxAgents) {
+          throw failedPrecondition(`an application has at most ${maxAgents} custom agents: delete one first`);
         }
         await repo.insertAgent(row);
         await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version: 1, config: JSON.stringify(config), createdAt: now });

@@ -1,4 +1,7 @@
 import type { TCreateAgentData } from '../../../contract/agents/agents.js';
+import { loadConfig } from '../../../server/config.js';
+import { createAgentSecrets } from '../../../server/domains/agents/secrets.js';
+import { openVerifiedSealer } from '../../../server/lib/master-key.js';
 import type { TestServer, WorkspaceCredentials } from '../../helpers/server.js';
 
 /** The smallest valid custom agent: an `ai` agent reading page text. */
@@ -25,4 +28,23 @@ export const BUILTIN_IDS = ['broken-links', 'crawler', 'screenshot', 'accessibil
 /** The application (apiKeyId) behind a workspace's API key, for reading rows directly. */
 export async function applicationIdOf(server: TestServer, ws: WorkspaceCredentials): Promise<string> {
   return (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
+}
+
+/**
+ * A stored version's configuration with its secrets opened: what something
+ * running the agent would read (the service's own reader, under the server's
+ * master key).
+ */
+export async function openedConfig(server: TestServer, apiKeyId: string, agentId: string, version: number): Promise<any> {
+  const config = loadConfig(server.env);
+  const db = server.running.database.db;
+  const sealer = await openVerifiedSealer(db, { envValue: config.masterKey, dataDir: config.dataDir });
+  const row = await db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId, version } });
+  return createAgentSecrets(sealer).open(JSON.parse(row.config)).plain;
+}
+
+/** A stored version's configuration as the row holds it. */
+export async function storedConfig(server: TestServer, apiKeyId: string, agentId: string, version: number): Promise<{ text: string; config: any }> {
+  const row = await server.running.database.db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId, version } });
+  return { text: row.config, config: JSON.parse(row.config) };
 }

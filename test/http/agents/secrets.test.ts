@@ -1,7 +1,9 @@
-// Secrets inside agents: every string under the rest-api strategy's `auth`
-// and `headers` and under each MCP server's `auth` is stored encrypted and
-// read back as `__redacted__`; sent back as `__redacted__` it keeps the
-// stored secret, and that literal is never stored as a secret.
+// Secrets inside agents: every scalar leaf under the rest-api strategy's
+// `auth` and `headers` and under each MCP server's `auth` (and the other
+// secret places: secret-fields.test.ts) is stored encrypted and read back as
+// `__redacted__`; sent back as `__redacted__` it keeps the stored secret
+// (which one: secret-servers.test.ts), and that literal is never stored as a
+// secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
@@ -53,7 +55,7 @@ const REDACTED_GATHERING = {
     'rest-api': {
       url: 'https://api.example.com/items',
       method: 'GET',
-      auth: { type: R, token: R, nested: { apiKey: R, port: 8443, on: true } },
+      auth: { type: R, token: R, nested: { apiKey: R, port: R, on: R } },
       headers: { 'X-Api-Key': R },
     },
   },
@@ -61,7 +63,7 @@ const REDACTED_GATHERING = {
 const REDACTED_SERVERS = [
   { name: 'docs', url: 'https://mcp.example.com/docs', auth: { token: R } },
   { url: 'https://mcp.example.com/bare', auth: R },
-  { name: 'list', url: 'https://mcp.example.com/list', auth: { keys: [R, 42] } },
+  { name: 'list', url: 'https://mcp.example.com/list', auth: { keys: [R, R] } },
 ];
 
 async function storedConfig(agentId: string, version: number): Promise<{ text: string; config: any }> {
@@ -70,7 +72,7 @@ async function storedConfig(agentId: string, version: number): Promise<{ text: s
 }
 
 describe('agent secrets', () => {
-  it('are returned as __redacted__ by every read, string leaves only; the rest of the options as given', async () => {
+  it('are returned as __redacted__ by every read, numbers and booleans too; the rest of the options as given', async () => {
     const { agentId, agent } = (await client.agents.createAgent(secretAgent())).data;
     expect(agent.contextGathering).toEqual(REDACTED_GATHERING);
     expect(agent.execution.mcpServers).toEqual(REDACTED_SERVERS);
@@ -89,9 +91,10 @@ describe('agent secrets', () => {
     const auth = config.contextGathering.strategyOptions['rest-api'].auth;
     expect(auth.token).toMatch(/^v1\./);
     expect(auth.type).toMatch(/^v1\./);
-    expect(auth.nested.port).toBe(8443);
+    expect(auth.nested.port).toMatch(/^number:v1\./);
+    expect(auth.nested.on).toMatch(/^boolean:v1\./);
     expect(config.execution.mcpServers[1].auth).toMatch(/^v1\./);
-    expect(config.execution.mcpServers[2].auth.keys[1]).toBe(42);
+    expect(config.execution.mcpServers[2].auth.keys[1]).toMatch(/^number:v1\./);
     expect(config.contextGathering.strategyOptions['rest-api'].url).toBe('https://api.example.com/items');
   });
 
@@ -126,22 +129,20 @@ describe('agent secrets', () => {
     expect(v2.config.execution.mcpServers).toEqual(v1.config.execution.mcpServers);
   });
 
-  it('keeps MCP server secrets by server name when servers carry one, else by position', async () => {
+  it('keeps MCP server secrets by server name, or by url for a server without one, whatever the order', async () => {
     const { agentId } = (await client.agents.createAgent(secretAgent())).data;
     const v1 = (await storedConfig(agentId, 1)).config.execution.mcpServers;
-    // Named servers reordered; the unnamed one stays at its position.
     const reordered = [
-      { name: 'list', url: 'https://mcp.example.com/list', auth: { keys: [R, 42] } },
+      { name: 'list', url: 'https://mcp.example.com/list', auth: { keys: [R, R] }, timeoutMs: 5000 },
+      { name: 'docs', url: 'https://mcp.example.com/docs', auth: { token: R } },
       { url: 'https://mcp.example.com/bare', auth: R },
-      { name: 'docs', url: 'https://mcp.example.com/docs-v2', auth: { token: R } },
     ];
     const { data } = await client.agents.updateAgentVersion({ agentId, execution: { mcpServers: reordered } });
     expect(data.agent.execution).toEqual({ executionStrategy: 'mcp-tools', mcpServers: reordered });
     const v2 = (await storedConfig(agentId, 2)).config.execution.mcpServers;
     expect(v2[0].auth).toEqual(v1[2].auth);
-    expect(v2[1].auth).toBe(v1[1].auth);
-    expect(v2[2].auth).toEqual(v1[0].auth);
-    expect(v2[2].url).toBe('https://mcp.example.com/docs-v2');
+    expect(v2[1].auth).toEqual(v1[0].auth);
+    expect(v2[2].auth).toBe(v1[1].auth);
   });
 
   it('untouched by an update are carried to the next version as they are', async () => {
@@ -157,12 +158,13 @@ describe('agent secrets', () => {
     const { agentId } = (await client.agents.createAgent(secretAgent())).data;
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ execution: { mcpServers: [{ name: 'unknown', auth: { token: R } }] } }, /data\.execution\.mcpServers\[0\]\.auth\.token: "__redacted__" keeps a stored secret/],
-      [{ execution: { mcpServers: [{ name: 'docs', auth: { password: R } }] } }, /mcpServers\[0\]\.auth\.password/],
-      // The unnamed server at position 3 does not exist.
-      [{ execution: { mcpServers: [{}, {}, {}, { auth: R }] } }, /mcpServers\[3\]\.auth/],
-      // A number is stored there, not a secret.
-      [{ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { auth: { nested: { port: R } } } } } }, /rest-api\.auth\.nested\.port/],
-      [{ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { headers: { Other: R } } } } }, /rest-api\.headers\.Other/],
+      [{ execution: { mcpServers: [{ name: 'docs', url: 'https://mcp.example.com/docs', auth: { password: R } }] } }, /mcpServers\[0\]\.auth\.password: .*none is stored here/],
+      // A server with neither name nor url has no stored counterpart, whatever its position.
+      [{ execution: { mcpServers: [{}, { auth: R }] } }, /mcpServers\[1\]\.auth: .*neither name nor url/],
+      [{ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { url: 'https://api.example.com/items', auth: { nested: { port2: R } } } } } }, /rest-api\.auth\.nested\.port2: .*none is stored here/],
+      [{ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { url: 'https://api.example.com/items', headers: { Other: R } } } } }, /rest-api\.headers\.Other/],
+      // An object is stored there, not one secret.
+      [{ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { url: 'https://api.example.com/items', auth: { nested: R } } } } }, /rest-api\.auth\.nested: .*none is stored here/],
     ];
     for (const [change, message] of cases) {
       await expectCollabError(client.agents.updateAgentVersion({ agentId, ...change } as never), 'INVALID_ARGUMENT', message);

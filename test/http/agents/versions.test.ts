@@ -72,6 +72,38 @@ describe('Update Agent Version', () => {
     await expectCollabError(update({ agentId, execution: null }), 'INVALID_ARGUMENT', /data\.execution/);
   });
 
+  it('takes contextGathering without strategies (the stored ones stay) and null for an inner key to remove it', async () => {
+    const { agentId } = await newAgent({
+      contextGathering: { strategies: ['web-page-text'], aiConfig: { model: 'm' } },
+      execution: { executionStrategy: 'service+ai', serviceId: 'crawler', aiConfig: { model: 'm' } },
+      response: { useAiFormatting: true, formattingPrompt: 'Short.' },
+      metadata: { team: 'web', keep: null },
+      postProcess: { guardrails: { enabled: false } },
+    });
+    const { data } = await update({
+      agentId,
+      contextGathering: { aiConfig: null, strategyOptions: { 'web-page-text': { maxChars: 1000 } } },
+      execution: { executionStrategy: null, serviceId: null, aiConfig: null },
+      response: { formattingPrompt: null },
+      metadata: { team: null, added: 1 },
+      postProcess: { guardrails: null },
+    });
+    expect(data.agent.contextGathering).toEqual({ strategies: ['web-page-text'], strategyOptions: { 'web-page-text': { maxChars: 1000 } } });
+    expect(data.agent.execution).toEqual({ executionStrategy: 'ai' });
+    expect(data.agent.response).toEqual({ useAiFormatting: true });
+    // A null stored before stays: only the keys sent as null go.
+    expect(data.agent.metadata).toEqual({ keep: null, added: 1 });
+    expect(data.agent.postProcess).toEqual(DEFAULT_POST_PROCESS);
+    // Removing what the merged configuration needs is refused by the rules of Create Agent.
+    await expectCollabError(update({ agentId, contextGathering: { strategies: null } }), 'INVALID_ARGUMENT', /data\.contextGathering\.strategies is required/);
+    await expectCollabError(update({ agentId, execution: { executionStrategy: 'service', serviceId: null } }), 'INVALID_ARGUMENT', /data\.execution\.serviceId: is required/);
+    await expectCollabError(update({ agentId, contextGathering: { strategies: [] } }), 'INVALID_ARGUMENT', /data\.contextGathering\.strategies/);
+    expect((await client.agents.getAgentVersions({ agentId })).data.map((v) => v.version)).toEqual([2, 1]);
+    // Deeper down nothing merges: an inner object is replaced as given, nulls and all.
+    const v3 = (await update({ agentId, execution: { aiConfig: { temperature: null } } })).data;
+    expect(v3.agent.execution).toEqual({ executionStrategy: 'ai', aiConfig: { temperature: null } });
+  });
+
   it('checks the merged configuration with the rules of Create Agent, and writes no version when it fails', async () => {
     const { agentId } = await newAgent();
     await expectCollabError(update({ agentId, execution: { executionStrategy: 'service' } }), 'INVALID_ARGUMENT', /data\.execution\.serviceId: is required for executionStrategy service/);

@@ -1,0 +1,6 @@
+-- CreateTable
+CREATE TABLE "AgentQuotaLock" (
+    "apiKeyId" TEXT NOT NULL,
+
+    CONSTRAINT "AgentQuotaLock_pkey" PRIMARY KEY ("apiKeyId")
+);

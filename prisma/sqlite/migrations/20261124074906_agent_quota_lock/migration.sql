@@ -1,0 +1,4 @@
+-- CreateTable
+CREATE TABLE "AgentQuotaLock" (
+    "apiKeyId" TEXT NOT NULL PRIMARY KEY
+);
