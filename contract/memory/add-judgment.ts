@@ -13,6 +13,10 @@ export const DECIDED_AT_FUTURE_SLACK_MS = 60_000;
 export const MAX_TIMESTAMP_MS = 253_402_300_799_999;
 /** Judgments one application may hold: Suggest Decision searches them in memory (see the README). */
 export const MAX_JUDGMENTS_PER_APPLICATION = 100_000;
+/** Distinct words of one judgment that are searchable (the first ones, subject then reason then tags); later ones are not. */
+export const MAX_TERMS_PER_JUDGMENT = 256;
+/** Searchable words (distinct per judgment) one application's judgments may hold together: the search index's memory and build time. */
+export const POSTINGS_BUDGET = 2_000_000;
 
 const notBlank = (value: string) => value.trim() !== '';
 
@@ -48,7 +52,7 @@ export const addJudgment = operation({
   path: '/v2/memory/judgments/add',
   summary: 'Add Judgment',
   description:
-    `Records one past judgment: a reviewer approved or rejected a subject, for a reason, optionally within an organization or one of its documents, with up to ${MAX_TAGS} tags. Judgments are the evidence Suggest Decision draws on; the organization and document need not exist (nothing is created). Result: the stored judgment. INVALID_ARGUMENT for documentId without organizationId or a decidedAt more than a minute in the future; ALREADY_EXISTS for a taken judgmentId; RESOURCE_EXHAUSTED when the application already holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments.`,
+    `Records one past judgment: a reviewer approved or rejected a subject, for a reason, optionally within an organization or one of its documents, with up to ${MAX_TAGS} tags. Judgments are the evidence Suggest Decision draws on; the organization and document need not exist (nothing is created). Result: the stored judgment. INVALID_ARGUMENT for documentId without organizationId or a decidedAt more than a minute in the future; ALREADY_EXISTS for a taken judgmentId; RESOURCE_EXHAUSTED when the application already holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments, or when this judgment's distinct words would take the application's judgments past ${POSTINGS_BUDGET} searchable words (each judgment counts its distinct words, at most ${MAX_TERMS_PER_JUDGMENT}: only the first ${MAX_TERMS_PER_JUDGMENT}, in subject, reason, tags order, are searchable).`,
   data: ZAddJudgmentData,
   result: resultOf(ZJudgment),
 });

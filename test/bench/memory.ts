@@ -21,7 +21,7 @@ async function seedJudgments(ctx: BenchContext): Promise<void> {
     const repo = createJudgmentsRepo(database.db);
     const rows = benchJudgmentRows(apiKeyId);
     for (let from = 0; from < rows.length; from += 2_000) await database.db.judgment.createMany({ data: rows.slice(from, from + 2_000) });
-    await repo.bump(apiKeyId, rows.length);
+    await repo.bump(apiKeyId, rows.length, rows.reduce((sum, row) => sum + row.postings, 0));
     if (database.provider === 'postgresql') await database.db.$executeRawUnsafe('ANALYZE "Judgment"');
     else await database.db.$executeRawUnsafe('ANALYZE');
   } finally {

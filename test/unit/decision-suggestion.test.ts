@@ -1,7 +1,8 @@
 // Suggest Decision's retrieval and scoring on hand-built judgment sets, one
 // branch of the formula (README, Decision memory) at a time, at a fixed time.
 import { describe, expect, it } from 'vitest';
-import { JudgmentIndex, type SearchableJudgment } from '../../server/domains/memory/search-index.js';
+import { MAX_TERMS_PER_JUDGMENT } from '../../contract/memory/add-judgment.js';
+import { JudgmentIndex, postingsOf, type SearchableJudgment } from '../../server/domains/memory/search-index.js';
 import { suggestFromHits, TOP_K, type SuggestScope } from '../../server/domains/memory/suggest.js';
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -255,5 +256,20 @@ describe('hostile names', () => {
       uniqueReviewers: 2,
       caveats: [],
     });
+  });
+});
+
+describe('words per judgment', () => {
+  it('indexes the first 256 distinct words in subject, reason, tags order; later new words are not searchable, repeats still count', async () => {
+    const subject = Array.from({ length: 250 }, (_, i) => `s${i}`).join(' ');
+    const reason = `${Array.from({ length: 10 }, (_, i) => `r${i}`).join(' ')} s0 s0`;
+    const wordy = judgment('approve', { subject, reason, tags: ['lasttag'] });
+    expect(postingsOf(wordy)).toBe(MAX_TERMS_PER_JUDGMENT);
+    const index = await JudgmentIndex.build([wordy, judgment('reject')]);
+    expect(index.postingCount).toBe(MAX_TERMS_PER_JUDGMENT + 5); // renew, vendor, contract, too, expensive
+    for (const word of ['s0', 's249', 'r0', 'r5']) expect(index.find(word).map((hit) => hit.judgment.id)).toEqual([wordy.id]);
+    for (const word of ['r6', 'r9', 'lasttag']) expect(index.find(word)).toEqual([]);
+    // s0 appears again in the reason: counted there (tf 2), so it scores above s1, which only the subject has.
+    expect(index.find('s0')[0]!.score).toBeGreaterThan(index.find('s1')[0]!.score);
   });
 });

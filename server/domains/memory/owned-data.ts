@@ -1,5 +1,5 @@
 import type { OwnedData, UserDataSource } from '../../platform/owned-data.js';
-import type { JudgmentsRepo } from './repo.js';
+import type { Deleted, JudgmentsRepo } from './repo.js';
 import { toJudgment } from './shapes.js';
 
 /**
@@ -9,26 +9,26 @@ import { toJudgment } from './shapes.js';
  * keeps suggesting from judgments that are gone.
  */
 export function memoryOwnedData(repo: JudgmentsRepo): OwnedData {
-  const changed = async (apiKeyId: string, count: number, sizeDelta: number) => {
-    if (count > 0) await repo.bump(apiKeyId, sizeDelta);
+  const moved = async (apiKeyId: string, count: number) => {
+    if (count > 0) await repo.bump(apiKeyId, 0, 0);
+  };
+  const deleted = async (apiKeyId: string, gone: Deleted) => {
+    if (gone.ids.length > 0) await repo.bump(apiKeyId, -gone.ids.length, -gone.postings);
   };
   return {
     name: 'memory',
     models: ['Judgment'],
     async moveDocument(from, to) {
-      await changed(from.apiKeyId, await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to), 0);
+      await moved(from.apiKeyId, await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to));
     },
     async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      const count = await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
-      await changed(apiKeyId, count, -count);
+      await deleted(apiKeyId, await repo.deleteDocuments(apiKeyId, organizationId, documentIds));
     },
     async deleteOrganization({ apiKeyId, organizationId }) {
-      const count = await repo.deleteOrganization(apiKeyId, organizationId);
-      await changed(apiKeyId, count, -count);
+      await deleted(apiKeyId, await repo.deleteOrganization(apiKeyId, organizationId));
     },
     async eraseUser({ apiKeyId, userId }) {
-      const count = await repo.deleteByReviewer(apiKeyId, userId);
-      await changed(apiKeyId, count, -count);
+      await deleted(apiKeyId, await repo.deleteByReviewer(apiKeyId, userId));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { providerOfClient, type Db } from '../../db/client.js';
 import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 /** A judgment row as stored (see prisma/models.prisma). */
@@ -15,10 +15,12 @@ export interface JudgmentRow {
   tags: string;
   decidedAt: bigint;
   createdAt: bigint;
+  /** Its distinct searchable words (search-index.ts postingsOf): what it counts against the postings budget. */
+  postings: number;
 }
 
 /** What the search index needs of a row (everything but the bookkeeping). */
-export type SearchableRow = Omit<JudgmentRow, 'apiKeyId' | 'createdAt'>;
+export type SearchableRow = Omit<JudgmentRow, 'apiKeyId' | 'createdAt' | 'postings'>;
 
 export interface JudgmentFilters {
   organizationId?: string;
@@ -27,10 +29,24 @@ export interface JudgmentFilters {
   decision?: string;
 }
 
-/** Where the application's judgments stand: bumped with every change, and how many there are. */
+/** Where the application's judgments stand: bumped with every change, how many there are and their postings. */
 export interface JudgmentRevision {
   revision: number;
   size: number;
+  postings: number;
+}
+
+/** What a delete took away: the IDs deleted and the postings they held. */
+export interface Deleted {
+  ids: string[];
+  postings: number;
+}
+
+/** A delete's condition, as SQL (`$1` is the application) and as a Prisma filter. */
+interface Condition {
+  sql: string;
+  params: unknown[];
+  where: Record<string, unknown>;
 }
 
 const newestFirst = [{ decidedAt: 'desc' as const }, { id: 'desc' as const }];
@@ -38,6 +54,27 @@ const oldestFirst = [{ decidedAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Judgments; every query is scoped by the application (apiKeyId). */
 export function createJudgmentsRepo(db: Db) {
+  /**
+   * On PostgreSQL one DELETE … RETURNING: under READ COMMITTED a row another
+   * transaction deleted meanwhile is not returned (a read then a delete would
+   * count it twice). SQLite's gate runs one transaction at a time, so the
+   * read and the delete in the caller's unit of work see the same rows.
+   */
+  async function deleteWhere(apiKeyId: string, condition: Condition): Promise<Deleted> {
+    if (providerOfClient(db) === 'postgresql') {
+      const rows = await db.$queryRawUnsafe<{ id: string; postings: number | bigint }[]>(
+        `DELETE FROM "Judgment" WHERE "apiKeyId" = $1 AND ${condition.sql} RETURNING "id", "postings"`,
+        apiKeyId,
+        ...condition.params,
+      );
+      return { ids: rows.map((row) => row.id), postings: rows.reduce((sum, row) => sum + Number(row.postings), 0) };
+    }
+    const where = { apiKeyId, ...condition.where };
+    const rows = await db.judgment.findMany({ where, select: { id: true, postings: true } });
+    await db.judgment.deleteMany({ where });
+    return { ids: rows.map((row) => row.id), postings: rows.reduce((sum, row) => sum + row.postings, 0) };
+  }
+
   const repo = {
     insert: (row: JudgmentRow) => db.judgment.create({ data: row }),
 
@@ -73,14 +110,13 @@ export function createJudgmentsRepo(db: Db) {
         take,
       }),
 
-    /** Deletes those of `ids` the application has; returns the IDs deleted and how many rows went. */
-    async deleteMany(apiKeyId: string, ids: readonly string[]): Promise<{ ids: string[]; count: number }> {
-      const where = { apiKeyId, id: { in: [...ids] } };
-      const found = await db.judgment.findMany({ where, select: { id: true } });
-      const { count } = await db.judgment.deleteMany({ where });
-      return { ids: found.map((row) => row.id), count };
-    },
-
+    /**
+     * Deletes those of `ids` the application has; returns the IDs deleted and
+     * their postings. Each row is counted by the statement that deleted it,
+     * so of two deletes of one ID racing, exactly one reports it.
+     */
+    deleteMany: (apiKeyId: string, ids: readonly string[]): Promise<Deleted> =>
+      deleteWhere(apiKeyId, { sql: '"id" = ANY($2::text[])', params: [[...ids]], where: { id: { in: [...ids] } } }),
     /** Up to `take` rows after `afterId` in ID order: the search index is built from these pages. */
     scan: (apiKeyId: string, afterId: string | undefined, take: number): Promise<SearchableRow[]> =>
       db.judgment.findMany({
@@ -91,30 +127,36 @@ export function createJudgmentsRepo(db: Db) {
       }),
 
     revision: (apiKeyId: string): Promise<JudgmentRevision | null> =>
-      db.judgmentRevision.findUnique({ where: { apiKeyId }, select: { revision: true, size: true } }),
+      db.judgmentRevision.findUnique({ where: { apiKeyId }, select: { revision: true, size: true, postings: true } }),
 
     /**
      * Marks a change to the application's judgments (`sizeDelta` rows more or
-     * fewer), in the caller's transaction: every process's search index of
+     * fewer, holding `postingsDelta` postings more or fewer), in the caller's transaction: every process's search index of
      * the application is stale from its commit on. Returns the new state; on
      * PostgreSQL the row stays locked until commit, so concurrent adds count
      * against the cap one after the other.
      */
-    bump: (apiKeyId: string, sizeDelta: number): Promise<JudgmentRevision> =>
+    bump: (apiKeyId: string, sizeDelta: number, postingsDelta: number): Promise<JudgmentRevision> =>
       db.judgmentRevision.upsert({
         where: { apiKeyId },
-        create: { apiKeyId, revision: 1, size: Math.max(0, sizeDelta) },
-        update: { revision: { increment: 1 }, size: { increment: sizeDelta } },
-        select: { revision: true, size: true },
+        create: { apiKeyId, revision: 1, size: Math.max(0, sizeDelta), postings: Math.max(0, postingsDelta) },
+        update: { revision: { increment: 1 }, size: { increment: sizeDelta }, postings: { increment: postingsDelta } },
+        select: { revision: true, size: true, postings: true },
       }),
 
-    // ── owned data: each returns how many rows changed ──
+    // ── owned data: the move returns how many rows changed, the deletes what went ──
     moveDocument: async (apiKeyId: string, organizationId: string, from: string, to: string) =>
       (await db.judgment.updateMany({ where: { apiKeyId, organizationId, documentId: from }, data: { documentId: to } })).count,
-    deleteDocuments: async (apiKeyId: string, organizationId: string, documentIds: readonly string[]) =>
-      (await db.judgment.deleteMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } })).count,
-    deleteOrganization: async (apiKeyId: string, organizationId: string) => (await db.judgment.deleteMany({ where: { apiKeyId, organizationId } })).count,
-    deleteByReviewer: async (apiKeyId: string, reviewerId: string) => (await db.judgment.deleteMany({ where: { apiKeyId, reviewerId } })).count,
+    deleteDocuments: (apiKeyId: string, organizationId: string, documentIds: readonly string[]) =>
+      deleteWhere(apiKeyId, {
+        sql: '"organizationId" = $2 AND "documentId" = ANY($3::text[])',
+        params: [organizationId, [...documentIds]],
+        where: { organizationId, documentId: { in: [...documentIds] } },
+      }),
+    deleteOrganization: (apiKeyId: string, organizationId: string) =>
+      deleteWhere(apiKeyId, { sql: '"organizationId" = $2', params: [organizationId], where: { organizationId } }),
+    deleteByReviewer: (apiKeyId: string, reviewerId: string) =>
+      deleteWhere(apiKeyId, { sql: '"reviewerId" = $2', params: [reviewerId], where: { reviewerId } }),
   };
   return repo;
 }

@@ -1,4 +1,4 @@
-import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, POSTINGS_BUDGET, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
 import type { TJudgment } from '../../../contract/memory/schemas.js';
 import type { TSuggestDecisionData } from '../../../contract/memory/suggest-decision.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -33,9 +33,15 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
       try {
         await uow.run(async () => {
           if (input.judgmentId !== undefined && (await repo.exists(app.apiKeyId, input.judgmentId))) throw taken();
-          const { size } = await repo.bump(app.apiKeyId, 1);
+          const { size, postings } = await repo.bump(app.apiKeyId, 1, row.postings);
           if (size > MAX_JUDGMENTS_PER_APPLICATION) {
             throw new AppError('RESOURCE_EXHAUSTED', `the application holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments, the most it may: delete some first`);
+          }
+          if (postings > POSTINGS_BUDGET) {
+            throw new AppError(
+              'RESOURCE_EXHAUSTED',
+              `this judgment's ${row.postings} distinct words would take the application's judgments past ${POSTINGS_BUDGET} searchable words, the most Suggest Decision indexes: delete some judgments first`,
+            );
           }
           await repo.insert(row);
         });
@@ -56,9 +62,9 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
 
     async deleteJudgments(app: App, input: { judgmentIds: string[] }) {
       const deleted = await uow.run(async () => {
-        const { ids, count } = await repo.deleteMany(app.apiKeyId, input.judgmentIds);
-        if (count > 0) await repo.bump(app.apiKeyId, -count);
-        return new Set(ids);
+        const gone = await repo.deleteMany(app.apiKeyId, input.judgmentIds);
+        if (gone.ids.length > 0) await repo.bump(app.apiKeyId, -gone.ids.length, -gone.postings);
+        return new Set(gone.ids);
       });
       return idMapOf(
         input.judgmentIds.map(

@@ -1,6 +1,7 @@
 import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
 import type { TDecision, TJudgment } from '../../../contract/memory/schemas.js';
 import type { JudgmentRow } from './repo.js';
+import { postingsOf } from './search-index.js';
 
 /**
  * The row Add Judgment writes for `input` (with its ID and time resolved).
@@ -19,6 +20,7 @@ export function judgmentRow(apiKeyId: string, id: string, input: Omit<TAddJudgme
     tags: JSON.stringify(input.tags ?? []),
     decidedAt: BigInt(input.decidedAt),
     createdAt: BigInt(createdAt),
+    postings: postingsOf({ subject: input.subject, reason: input.reason, tags: input.tags ?? [] }),
   };
 }
 

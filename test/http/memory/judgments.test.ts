@@ -1,6 +1,6 @@
 // Add, Get and Delete Judgments: the write side of decision memory, through the SDK.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import { POSTINGS_BUDGET, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
 import { testClock } from '../../../server/lib/clock.js';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
@@ -116,6 +116,23 @@ describe('Add Judgment', () => {
     expect((await client.memory.addJudgment(judgment())).data.judgmentId).toMatch(/^jdg_/);
   });
 
+  it('counts each judgment\'s distinct words (at most 256) in the revision row, and is RESOURCE_EXHAUSTED past the postings budget', async () => {
+    // subject: renew, hosting, vendor, contract; reason: cheaper, than, hosting (again: counted once), alternatives; tags: vendor (again), eu.
+    const { data } = await client.memory.addJudgment(judgment({ reason: 'Cheaper than the hosting alternatives', tags: ['vendor', 'EU'] }));
+    expect(await revision()).toMatchObject({ size: 1, postings: 8 });
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+    await client.memory.addJudgment(judgment({ judgmentId: 'wordy', subject: words, reason: 'more words' }));
+    expect(await revision()).toMatchObject({ size: 2, postings: 8 + 256 });
+    await server.running.database.db.judgmentRevision.update({ where: { apiKeyId: appId }, data: { postings: POSTINGS_BUDGET - 6 } });
+    await expectCollabError(client.memory.addJudgment(judgment()), 'RESOURCE_EXHAUSTED', /7 distinct words .* past 2000000 searchable words/);
+    expect(await server.running.database.db.judgment.count()).toBe(2);
+    // Exactly at the budget is allowed; deleting gives back what the judgment counted.
+    await client.memory.addJudgment(judgment({ judgmentId: 'six', subject: 'one two three four five six', reason: 'two' }));
+    expect(await revision()).toMatchObject({ size: 3, postings: POSTINGS_BUDGET });
+    await client.memory.deleteJudgments({ judgmentIds: ['wordy', data.judgmentId] });
+    expect(await revision()).toMatchObject({ size: 1, postings: POSTINGS_BUDGET - 256 - 8 });
+  });
+
   it('checks credentials', async () => {
     await expectCredentialChecks(server, ws, '/v2/memory/judgments/add', judgment());
   });
@@ -184,6 +201,16 @@ describe('Delete Judgments', () => {
     expect(await revision()).toMatchObject({ revision: 3, size: 1 });
     await expectCollabError(client.memory.deleteJudgments({ judgmentIds: [] }), 'INVALID_ARGUMENT', /judgmentIds/);
     await expectCollabError(client.memory.deleteJudgments({ judgmentIds: Array.from({ length: 31 }, (_, i) => `x${i}`) }), 'INVALID_ARGUMENT', /judgmentIds/);
+  });
+
+  it('reports a judgment deleted by exactly one of two deletes racing for it, and counts it off once', async () => {
+    for (let round = 0; round < 10; round++) {
+      await client.memory.addJudgment(judgment({ judgmentId: `race-${round}` }));
+      const before = await revision();
+      const answers = await Promise.all([1, 2].map(() => client.memory.deleteJudgments({ judgmentIds: [`race-${round}`] })));
+      expect(answers.filter((answer) => answer.data[`race-${round}`]!.success)).toHaveLength(1);
+      expect(await revision()).toMatchObject({ size: before!.size - 1, postings: before!.postings - 7 });
+    }
   });
 
   it('checks credentials', async () => {

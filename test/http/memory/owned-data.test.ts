@@ -26,6 +26,11 @@ const judgment = (judgmentId: string, overrides: Partial<TAddJudgmentData> = {})
 });
 const ids = async (filters: Parameters<Client['memory']['getJudgments']>[0] = {}) => (await client.memory.getJudgments(filters)).data.map((j) => j.judgmentId).sort();
 const revision = async () => (await server.running.database.db.judgmentRevision.findUnique({ where: { apiKeyId: appId } }))!;
+/** The revision row's counts are those of the rows: removals through owned data decrement both exactly. */
+async function expectExactCounts() {
+  const rows = await server.running.database.db.judgment.aggregate({ where: { apiKeyId: appId }, _count: true, _sum: { postings: true } });
+  expect(await revision()).toMatchObject({ size: rows._count, postings: rows._sum.postings ?? 0 });
+}
 const suggestIn = (documentId: string) => client.memory.suggestDecision({ query: 'launch announcement', organizationId: ORG, documentId });
 
 beforeAll(async () => {
@@ -116,6 +121,7 @@ describe('judgments and owned data', () => {
     await client.userData.deleteAllUserData({ userId: 'nobody' });
     await server.running.services.jobs.runDue();
     expect((await revision()).revision).toBe(before.revision + 1);
+    await expectExactCounts();
   });
 
   it('Delete Organization deletes its judgments, not the workspace-wide ones', async () => {
@@ -127,5 +133,6 @@ describe('judgments and owned data', () => {
     const after = await revision();
     expect(after.revision).toBe(before.revision + 1);
     expect(after.size).toBe(await server.running.database.db.judgment.count({ where: { apiKeyId: appId } }));
+    await expectExactCounts();
   });
 });
