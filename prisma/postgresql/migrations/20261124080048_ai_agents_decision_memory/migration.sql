@@ -1,4 +1,32 @@
 -- CreateTable
+CREATE TABLE "Judgment" (
+    "apiKeyId" TEXT NOT NULL,
+    "id" TEXT NOT NULL,
+    "subject" TEXT NOT NULL,
+    "decision" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "reviewerId" TEXT NOT NULL,
+    "organizationId" TEXT,
+    "documentId" TEXT,
+    "tags" TEXT NOT NULL,
+    "decidedAt" BIGINT NOT NULL,
+    "createdAt" BIGINT NOT NULL,
+    "postings" INTEGER NOT NULL DEFAULT 0,
+
+    CONSTRAINT "Judgment_pkey" PRIMARY KEY ("apiKeyId","id")
+);
+
+-- CreateTable
+CREATE TABLE "JudgmentRevision" (
+    "apiKeyId" TEXT NOT NULL,
+    "revision" INTEGER NOT NULL,
+    "size" INTEGER NOT NULL,
+    "postings" INTEGER NOT NULL DEFAULT 0,
+
+    CONSTRAINT "JudgmentRevision_pkey" PRIMARY KEY ("apiKeyId")
+);
+
+-- CreateTable
 CREATE TABLE "Agent" (
     "apiKeyId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
@@ -36,6 +64,13 @@ CREATE TABLE "BuiltinAgentState" (
 );
 
 -- CreateTable
+CREATE TABLE "AgentQuotaLock" (
+    "apiKeyId" TEXT NOT NULL,
+
+    CONSTRAINT "AgentQuotaLock_pkey" PRIMARY KEY ("apiKeyId")
+);
+
+-- CreateTable
 CREATE TABLE "AgentGroup" (
     "apiKeyId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
@@ -47,6 +82,18 @@ CREATE TABLE "AgentGroup" (
 
     CONSTRAINT "AgentGroup_pkey" PRIMARY KEY ("apiKeyId","id")
 );
+
+-- CreateIndex
+CREATE INDEX "Judgment_apiKeyId_decidedAt_id_idx" ON "Judgment"("apiKeyId", "decidedAt", "id");
+
+-- CreateIndex
+CREATE INDEX "Judgment_apiKeyId_organizationId_decidedAt_id_idx" ON "Judgment"("apiKeyId", "organizationId", "decidedAt", "id");
+
+-- CreateIndex
+CREATE INDEX "Judgment_apiKeyId_organizationId_documentId_decidedAt_id_idx" ON "Judgment"("apiKeyId", "organizationId", "documentId", "decidedAt", "id");
+
+-- CreateIndex
+CREATE INDEX "Judgment_apiKeyId_reviewerId_decidedAt_id_idx" ON "Judgment"("apiKeyId", "reviewerId", "decidedAt", "id");
 
 -- CreateIndex
 CREATE INDEX "Agent_apiKeyId_createdAt_id_idx" ON "Agent"("apiKeyId", "createdAt", "id");

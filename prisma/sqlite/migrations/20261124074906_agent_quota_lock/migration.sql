@@ -1,4 +1,0 @@
--- CreateTable
-CREATE TABLE "AgentQuotaLock" (
-    "apiKeyId" TEXT NOT NULL PRIMARY KEY
-);
