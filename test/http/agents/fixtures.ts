@@ -2,7 +2,8 @@ import type { TCreateAgentData } from '../../../contract/agents/agents.js';
 import { loadConfig } from '../../../server/config.js';
 import { createAgentSecrets } from '../../../server/domains/agents/secrets.js';
 import { openVerifiedSealer } from '../../../server/lib/master-key.js';
-import type { TestServer, WorkspaceCredentials } from '../../helpers/server.js';
+import type { Client } from '../../../sdk/index.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
 
 /** The smallest valid custom agent: an `ai` agent reading page text. */
 export const minimalAgent = (overrides: Record<string, unknown> = {}): TCreateAgentData => ({
@@ -28,6 +29,21 @@ export const BUILTIN_IDS = ['broken-links', 'crawler', 'screenshot', 'accessibil
 /** The application (apiKeyId) behind a workspace's API key, for reading rows directly. */
 export async function applicationIdOf(server: TestServer, ws: WorkspaceCredentials): Promise<string> {
   return (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
+}
+
+export interface AgentsTestContext {
+  server: TestServer;
+  ws: WorkspaceCredentials;
+  client: Client;
+  /** The application behind `ws`, for reading rows directly. */
+  apiKeyId: string;
+}
+
+/** A server and a workspace for one test file. */
+export async function startAgentsTest(): Promise<AgentsTestContext> {
+  const server = await startTestServer();
+  const ws = await server.workspace();
+  return { server, ws, client: server.client(ws), apiKeyId: await applicationIdOf(server, ws) };
 }
 
 /**

@@ -5,22 +5,11 @@
 // every scalar leaf in them is sealed and read back as `__redacted__`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_STORED_AGENT_CONFIG_BYTES } from '../../../contract/agents/schemas.js';
-import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { applicationIdOf, minimalAgent, openedConfig, storedConfig } from './fixtures.js';
+import { type AgentsTestContext, minimalAgent, openedConfig, startAgentsTest, storedConfig } from './fixtures.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let apiKeyId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  apiKeyId = await applicationIdOf(server, ws);
-});
+let { server, ws, client, apiKeyId } = {} as AgentsTestContext;
+beforeAll(async () => ({ server, ws, client, apiKeyId } = await startAgentsTest()));
 afterAll(() => server?.close());
 
 const R = '__redacted__';

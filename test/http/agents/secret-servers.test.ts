@@ -5,22 +5,11 @@
 // strategy's secrets only while its url is unchanged), so a secret never
 // moves to another server or another address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { applicationIdOf, minimalAgent, openedConfig, storedConfig } from './fixtures.js';
+import { type AgentsTestContext, minimalAgent, openedConfig, startAgentsTest, storedConfig } from './fixtures.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let apiKeyId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  apiKeyId = await applicationIdOf(server, ws);
-});
+let { server, ws, client, apiKeyId } = {} as AgentsTestContext;
+beforeAll(async () => ({ server, ws, client, apiKeyId } = await startAgentsTest()));
 afterAll(() => server?.close());
 
 const R = '__redacted__';

@@ -5,22 +5,11 @@
 // (which one: secret-servers.test.ts), and that literal is never stored as a
 // secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { applicationIdOf, minimalAgent } from './fixtures.js';
+import { type AgentsTestContext, minimalAgent, startAgentsTest } from './fixtures.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let apiKeyId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  apiKeyId = await applicationIdOf(server, ws);
-});
+let { server, ws, client, apiKeyId } = {} as AgentsTestContext;
+beforeAll(async () => ({ server, ws, client, apiKeyId } = await startAgentsTest()));
 afterAll(() => server?.close());
 
 const R = '__redacted__';

@@ -2,23 +2,13 @@
 // built-in agents accept only `enabled` and cannot be deleted, deletion takes
 // the versions and group memberships along.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
 import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
 import { usingPostgres } from '../../helpers/database.js';
-import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { applicationIdOf, BUILTIN_IDS, minimalAgent } from './fixtures.js';
+import { appHeaders } from '../../helpers/server.js';
+import { type AgentsTestContext, applicationIdOf, BUILTIN_IDS, minimalAgent, startAgentsTest } from './fixtures.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let apiKeyId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  apiKeyId = await applicationIdOf(server, ws);
-});
+let { server, ws, client, apiKeyId } = {} as AgentsTestContext;
+beforeAll(async () => ({ server, ws, client, apiKeyId } = await startAgentsTest()));
 afterAll(() => server?.close());
 
 const readOne = async (agentId: string) => ((await client.agents.getAgents({ agentId })).data as { agent: Record<string, unknown> }).agent;

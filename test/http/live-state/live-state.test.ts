@@ -88,7 +88,8 @@ describe('Broadcast Event', () => {
     const cases: [string, RegExp][] = [
       [`{"data":${base}}}`, /data\.data: is required/],
       [`{"data":${base},"data":1e400}}`, /finite/],
-      [`{"data":${base},"data":{"a":[1e400]}}}`, /data\.data\.a\W+0\W*: must be a finite number/],
+      // Refused for every operation while the body is parsed (see test/http/hostile-bodies.test.ts).
+      [`{"data":${base},"data":{"a":[1e400]}}}`, /must be finite numbers/],
       [`{"data":${base},"data":${'['.repeat(MAX_LIVE_STATE_DEPTH + 1)}${']'.repeat(MAX_LIVE_STATE_DEPTH + 1)}}}`, /levels deep/],
       [`{"data":${base},"data":"${'x'.repeat(MAX_LIVE_STATE_BYTES)}"}}`, /at most 262144 bytes/],
       [`{"data":${base},"data":1,"merge":"yes"}}`, /merge/],
