@@ -1,9 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { TDecision } from '../../../contract/memory/schemas.js';
 import type { JudgmentsRepo } from './repo.js';
 import { JudgmentIndexBuilder, type JudgmentIndex } from './search-index.js';
-import { tagsOf } from './shapes.js';
+import { searchableOf } from './shapes.js';
 
 /** Rows read per query while an index is built: each page is a short synchronous stretch on SQLite. */
 export const SCAN_PAGE = 1000;
@@ -102,19 +101,7 @@ export function createJudgmentIndexCache(deps: {
       if (afterId !== undefined) await nextTurn();
       const rows = await repo.scan(apiKeyId, afterId, SCAN_PAGE);
       // Page by page: the searched texts of one page at a time are held, not those of every judgment.
-      await builder.add(
-        rows.map((row) => ({
-          id: row.id,
-          subject: row.subject,
-          decision: row.decision as TDecision,
-          reason: row.reason,
-          reviewerId: row.reviewerId,
-          organizationId: row.organizationId,
-          documentId: row.documentId,
-          tags: tagsOf(row.tags),
-          decidedAt: Number(row.decidedAt),
-        })),
-      );
+      await builder.add(rows.map(searchableOf));
       if (rows.length < SCAN_PAGE) break;
       afterId = rows[rows.length - 1]!.id;
     }

@@ -1,7 +1,7 @@
 import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
 import type { TDecision, TJudgment } from '../../../contract/memory/schemas.js';
-import type { JudgmentRow } from './repo.js';
-import { postingsOf } from './search-index.js';
+import type { JudgmentRow, SearchableRow } from './repo.js';
+import { postingsOf, type SearchableJudgment } from './search-index.js';
 
 /**
  * The row Add Judgment writes for `input` (with its ID and time resolved).
@@ -34,9 +34,10 @@ export function tagsOf(json: string): string[] {
   }
 }
 
-export function toJudgment(row: JudgmentRow): TJudgment {
+/** A stored judgment as the search index takes it (and as a Judgment reads, under the index's `id`). */
+export function searchableOf(row: SearchableRow): SearchableJudgment {
   return {
-    judgmentId: row.id,
+    id: row.id,
     subject: row.subject,
     decision: row.decision as TDecision,
     reason: row.reason,
@@ -45,6 +46,11 @@ export function toJudgment(row: JudgmentRow): TJudgment {
     documentId: row.documentId,
     tags: tagsOf(row.tags),
     decidedAt: Number(row.decidedAt),
-    createdAt: Number(row.createdAt),
   };
+}
+
+export function toJudgment(row: JudgmentRow): TJudgment {
+  const { id, ...rest } = searchableOf(row);
+  // tagsOf made the array for this judgment alone: the index only reads it, a response may own it.
+  return { judgmentId: id, ...rest, tags: rest.tags as string[], createdAt: Number(row.createdAt) };
 }
