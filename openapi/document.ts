@@ -44,6 +44,24 @@ const TAGS: Record<keyof Contract, string> = {
   agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), and ordered agent groups.',
 };
 
+type Operation = Record<string, any>;
+
+/** The request example goes in the body's media type, as renderers (Redoc, Scalar) show it. */
+function withExample(operation: Operation, meta: OperationMeta): Operation {
+  const media = operation.requestBody?.content?.['application/json'];
+  if (meta.example === undefined || media === undefined) return operation;
+  return {
+    ...operation,
+    requestBody: { ...operation.requestBody, content: { 'application/json': { ...media, example: { data: meta.example.data } } } },
+  };
+}
+
+function withResultExample(responses: Operation, meta: OperationMeta): Operation {
+  const media = responses[200]?.content?.['application/json'];
+  if (meta.example === undefined || media === undefined) return responses;
+  return { ...responses, 200: { ...responses[200], content: { 'application/json': { ...media, example: { result: meta.example.result } } } } };
+}
+
 /**
  * The OpenAPI document, derived from the contract alone. Deterministic: a drift test compares bytes.
  *
@@ -91,7 +109,7 @@ export function buildOpenApiDocument() {
         const responses = Object.fromEntries(
           Object.entries(operation.responses).map(([code, response]) => [code, { ...response, description: RESPONSE_DESCRIPTIONS[code] ?? code }]),
         );
-        return { ...operation, responses, security: [...SECURITY[meta.auth]] };
+        return { ...withExample(operation, meta), responses: withResultExample(responses, meta), security: [...SECURITY[meta.auth]] };
       },
     },
   );

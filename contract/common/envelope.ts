@@ -63,7 +63,17 @@ export interface OperationMeta {
   rateLimit: RateLimitTier;
   /** The error envelope carries `code`, the HTTP status (Get All User Data); read by the one error handler. */
   numericErrorCode?: true;
+  /** A request and its success response, shown in the OpenAPI document and the API reference at /docs. */
+  example?: OperationExample;
 }
+
+/** `data` of a request and `result` of its success envelope; typed by the operation's own schemas. */
+export interface OperationExample<Data = unknown, Result = unknown> {
+  data: Data;
+  result: Result;
+}
+
+type ResultEnvelopeOf<R extends z.ZodTypeAny> = z.input<R> extends { result: infer X } ? X : never;
 
 /**
  * One operation of the REST interface: always POST, body `{data}`, the given
@@ -78,9 +88,12 @@ export function operation<const P extends string, D extends z.ZodTypeAny, R exte
   numericErrorCode?: true;
   data: D;
   result: R;
+  /** Checked twice: by the compiler against these types, and by test/contract/examples.test.ts against the schemas' refinements. */
+  example?: OperationExample<z.input<D>, ResultEnvelopeOf<R>>;
 }) {
   const metadata: OperationMeta = { auth: def.auth ?? 'application', rateLimit: def.rateLimit ?? 'standard' };
   if (def.numericErrorCode) metadata.numericErrorCode = true;
+  if (def.example) metadata.example = def.example;
   return {
     method: 'POST' as const,
     path: def.path,

@@ -12,4 +12,8 @@ export const getActivityConfig = operation({
     'The activity-log configuration of the calling application. A workspace that never configured activity logs reads `{isEnabled: false}`. An invalid API key or auth token gives PERMISSION_DENIED.',
   data: ZNoParams,
   result: resultOf(ZGetActivityConfigResult),
+  example: {
+    data: {},
+    result: { status: 'success', message: 'Activity config retrieved successfully.', data: { activityServiceConfig: { isEnabled: true } } },
+  },
 });

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { contract, type OperationMeta } from '../../contract/index.js';
+
+const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'));
+
+function routes(node: Record<string, any>): Array<[string, any]> {
+  return Object.entries(node).flatMap(([key, value]) => (value.method ? [[key, value] as [string, any]] : routes(value)));
+}
+
+const withExamples = routes(contract).filter(([, route]) => (route.metadata as OperationMeta).example !== undefined);
+
+/**
+ * The compiler checks an example's shape against the operation's types; the
+ * schemas' refinements (ID patterns, lengths, cross-field rules) only run here.
+ */
+describe('operation examples', () => {
+  it.each(withExamples)('%s: the request example is a valid request and the result example a valid success envelope', (_name, route) => {
+    const { example } = route.metadata as Required<OperationMeta>;
+    const request = route.body.safeParse({ data: example.data });
+    expect(request.success, JSON.stringify(request.error?.issues)).toBe(true);
+    const response = route.responses[200].safeParse({ result: example.result });
+    expect(response.success, JSON.stringify(response.error?.issues)).toBe(true);
+  });
+
+  it.each(withExamples)('%s: the OpenAPI document shows both examples', (_name, route) => {
+    const { example } = route.metadata as Required<OperationMeta>;
+    const op = doc.paths[route.path].post;
+    expect(op.requestBody.content['application/json'].example).toEqual({ data: example.data });
+    expect(op.responses['200'].content['application/json'].example).toEqual({ result: example.result });
+  });
+});
