@@ -37,4 +37,24 @@ export const generateToken = operation({
     'Issues a user token: a JWT signed with ES256 (public keys at GET /.well-known/jwks.json), valid for 48 hours, carrying the user properties and the resource permissions (accessRole default `editor`; the `context.accessFields` of a document entry, sorted and without repeats, when it has any). The user record is created or updated and the permissions are granted like Add Permissions. `organizationId` inside `userProperties` is INVALID_ARGUMENT: put the organization in `permissions.resources` as an entry of type `organization`. With the permission provider on, each resource is checked with the provider and only granted ones are carried.',
   data: ZGenerateTokenData,
   result: resultOf(z.object({ token: z.string() })),
+  example: {
+    data: {
+      userId: 'user-ada',
+      userProperties: { name: 'Ada Lovelace', email: 'ada@example.com', isAdmin: false },
+      permissions: {
+        resources: [
+          { type: 'organization', id: 'org-acme', accessRole: 'viewer' },
+          { type: 'document', id: 'doc-q3-plan', organizationId: 'org-acme', accessRole: 'editor' },
+        ],
+      },
+    },
+    result: {
+      status: 'success',
+      message: 'Token generated successfully.',
+      data: {
+        token:
+          'eyJhbGciOiJFUzI1NiIsImtpZCI6ImtfM2Y5YyIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLWFkYSIsImF1ZCI6ImFwcF84YzFlIiwiZXhwIjoxNzk1NDgyMDAwfQ.MEUCIQD2p8Yx4cQe9nq7w1kXb0J5m3H6v2L8rT4sZ1aUoYcKfwIgV7hN3bR6dJ2sQ9mP4xL8kE1yC5tA0uW7iZ3oG6fH2s',
+      },
+    },
+  },
 });
