@@ -49,4 +49,37 @@ export const addActivities = operation({
     })
     .strict(),
   result: resultOf(z.array(ZActivity).describe('The records added, in the order given.')),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      activities: [
+        {
+          documentId: 'doc-q3-plan',
+          featureType: 'custom',
+          actionType: 'document.export',
+          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          targetEntityId: 'doc-q3-plan',
+          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
+          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
+        },
+      ],
+    },
+    result: {
+      status: 'success',
+      message: 'Activities added.',
+      data: [
+        {
+          id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
+          featureType: 'custom',
+          actionType: 'document.export',
+          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          targetEntityId: 'doc-q3-plan',
+          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
+          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
+          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          timestamp: 1773224142913,
+        },
+      ],
+    },
+  },
 });

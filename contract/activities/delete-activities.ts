@@ -16,4 +16,8 @@ export const deleteActivities = operation({
     })
     .strict(),
   result: resultOf(z.record(named('ActivityDeletionOutcome', z.object({ success: z.boolean(), message: z.string() })))),
+  example: {
+    data: { organizationId: 'org-acme', activityIds: ['act_01KKE6AA210E4E3PTCVA8CY2Z2'] },
+    result: { status: 'success', message: 'Activities deleted.', data: { act_01KKE6AA210E4E3PTCVA8CY2Z2: { success: true, message: 'Activity deleted.' } } },
+  },
 });

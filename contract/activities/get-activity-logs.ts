@@ -33,4 +33,25 @@ export const getActivityLogs = operation({
     `The activity records of an organization, newest first (\`order: "asc"\` for oldest first), filtered by any combination of document, target entity, feature types, action types, acting user and activity IDs (at most ${MAX_ACTIVITY_FILTER_VALUES} values per list; all filters must match). Paged by an opaque keyset pageToken (null on the last page) that neither skips nor repeats a record while others are added; a forged token or one from another query is INVALID_ARGUMENT. \`metadata.apiKey\` is the calling application's API key. NOT_FOUND for an unknown organization.`,
   data: ZGetActivityLogsData,
   result: pagedResultOf(ZActivity),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', actionTypes: ['document.export'], pageSize: 50 },
+    result: {
+      status: 'success',
+      message: 'Activity logs retrieved successfully.',
+      data: [
+        {
+          id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
+          featureType: 'custom',
+          actionType: 'document.export',
+          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          targetEntityId: 'doc-q3-plan',
+          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
+          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
+          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          timestamp: 1773224142913,
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });

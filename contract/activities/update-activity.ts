@@ -26,4 +26,27 @@ export const updateActivity = operation({
       path: ['activityId'],
     }),
   result: resultOf(ZActivity),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      activityId: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
+      displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}} ({{pages}} pages)',
+      displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF', pages: 12 },
+    },
+    result: {
+      status: 'success',
+      message: 'Activity updated.',
+      data: {
+        id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
+        featureType: 'custom',
+        actionType: 'document.export',
+        actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+        targetEntityId: 'doc-q3-plan',
+        displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}} ({{pages}} pages)',
+        displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF', pages: 12 },
+        metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+        timestamp: 1773224142913,
+      },
+    },
+  },
 });

@@ -37,6 +37,27 @@ export const getAgents = operation({
       z.object({ agents: z.array(ZAgentSummary) }).strict(),
     ]),
   ),
+  example: {
+    data: { filter: 'customOnly' },
+    result: {
+      status: 'success',
+      message: 'Agent(s) retrieved successfully.',
+      data: {
+        agents: [
+          {
+            id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+            name: 'Style guide checker',
+            description: 'Flags copy on a page that breaks the Acme style guide.',
+            enabled: true,
+            managedBy: 'customer',
+            version: 1,
+            executionCount: 0,
+            lastExecutedAt: null,
+          },
+        ],
+      },
+    },
+  },
 });
 
 const IDENTITY_KEYS = ['name', 'description', 'enabled'] as const;
@@ -58,6 +79,49 @@ export const createAgent = operation({
   description: `Creates a custom agent and its version 1; the service gives it an ID (\`agt_…\`). Behavioral fields not listed are stored and returned as given, except inside \`postProcess\`, where unknown keys are INVALID_ARGUMENT. INVALID_ARGUMENT also for: \`instructions\` missing unless \`execution.executionStrategy\` is \`service\`; \`execution.serviceId\` missing for \`service\` and \`service+ai\`; no \`execution.mcpServers\` for \`mcp-tools\`; \`contextGathering.strategyOptions.rest-api\` missing when \`rest-api\` is a strategy; a value outside an enumeration; two \`execution.mcpServers\` with the same \`name\` (or, without a name, the same \`url\`); a URL with credentials (\`user:password@\`) inside \`strategyOptions.rest-api\` or an MCP server outside its secrets; \`__redacted__\` as a secret (nothing is stored to keep); more than ${MAX_AGENT_SECRETS} secrets or a secret over ${MAX_SECRET_BYTES} bytes; the behavioral fields over ${MAX_AGENT_CONFIG_BYTES} bytes as JSON, each secret counted as \`"__redacted__"\`; a key the reads use (\`id\`, \`agentId\`, \`version\`, \`managedBy\`, \`system\`, \`executionCount\`, \`lastExecutedAt\`). FAILED_PRECONDITION when the application already has ${MAX_CUSTOM_AGENTS} custom agents. Result: \`{agentId, agent}\`, \`agent\` as Get Agent(s) reads it.`,
   data: ZCreateAgentData,
   result: resultOf(z.object({ agentId: z.string(), agent: ZCustomAgent })),
+  example: {
+    data: {
+      name: 'Style guide checker',
+      description: 'Flags copy on a page that breaks the Acme style guide.',
+      enabled: true,
+      instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
+      contextGathering: { strategies: ['web-page-text'] },
+      execution: {
+        executionStrategy: 'mcp-tools',
+        mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: 'Bearer <your-style-guide-token>' } }],
+      },
+      postProcess: { annotations: { strategy: 'word-level' } },
+      scope: { pageScope: ['https://www.example.com/blog/**'] },
+    },
+    result: {
+      status: 'success',
+      message: 'Agent created.',
+      data: {
+        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+        agent: {
+          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+          name: 'Style guide checker',
+          description: 'Flags copy on a page that breaks the Acme style guide.',
+          enabled: true,
+          managedBy: 'customer',
+          version: 1,
+          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
+          contextGathering: { strategies: ['web-page-text'] },
+          execution: {
+            executionStrategy: 'mcp-tools',
+            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
+          },
+          postProcess: {
+            guardrails: { enabled: true },
+            deletePreviousSuggestions: { enabled: true },
+            annotations: { enabled: true, strategy: 'word-level' },
+            analytics: { enabled: true },
+          },
+          scope: { pageScope: ['https://www.example.com/blog/**'] },
+        },
+      },
+    },
+  },
 });
 
 export const updateAgent = operation({
@@ -74,6 +138,10 @@ export const updateAgent = operation({
     })
     .strict(),
   result: resultOf(z.object({ agentId: z.string() })),
+  example: {
+    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', name: 'Blog style guide checker' },
+    result: { status: 'success', message: 'Agent updated.', data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' } },
+  },
 });
 
 export const deleteAgent = operation({
@@ -83,4 +151,8 @@ export const deleteAgent = operation({
     'Deletes a custom agent with all its versions and removes it from every agent group, in one transaction. FAILED_PRECONDITION for a built-in agent (disable it with Update Agent instead); NOT_FOUND for an unknown agent. Result: `{agentId}`.',
   data: z.object({ agentId: ZAgentId }).strict(),
   result: resultOf(z.object({ agentId: z.string() })),
+  example: {
+    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' },
+    result: { status: 'success', message: 'Agent deleted.', data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' } },
+  },
 });

@@ -23,6 +23,24 @@ export const createAgentGroup = operation({
     })
     .strict(),
   result: resultOf(ZAgentGroup),
+  example: {
+    data: {
+      groupId: 'grp-blog-qa',
+      name: 'Blog QA',
+      description: 'Checks run before a blog post goes live.',
+      agentIds: ['agt_01KM5B0080HEG71HQ6XBBJEHN8', 'broken-links'],
+    },
+    result: {
+      status: 'success',
+      message: 'Agent group created.',
+      data: {
+        groupId: 'grp-blog-qa',
+        name: 'Blog QA',
+        description: 'Checks run before a blog post goes live.',
+        agentIds: ['agt_01KM5B0080HEG71HQ6XBBJEHN8', 'broken-links'],
+      },
+    },
+  },
 });
 
 export const getAgentGroups = operation({
@@ -32,6 +50,21 @@ export const getAgentGroups = operation({
     "With `groupId`: that group as `result.data.group` (NOT_FOUND when the application has none). Without: every group of the application as `result.data.groups`, oldest first. A group lists only agents that exist (a deleted agent leaves every group).",
   data: z.object({ groupId: ZAgentGroupId.optional() }).strict(),
   result: resultOf(z.union([z.object({ group: ZAgentGroup }).strict(), z.object({ groups: z.array(ZAgentGroup) }).strict()])),
+  example: {
+    data: { groupId: 'grp-blog-qa' },
+    result: {
+      status: 'success',
+      message: 'Agent groups retrieved successfully.',
+      data: {
+        group: {
+          groupId: 'grp-blog-qa',
+          name: 'Blog QA',
+          description: 'Checks run before a blog post goes live.',
+          agentIds: ['agt_01KM5B0080HEG71HQ6XBBJEHN8', 'broken-links'],
+        },
+      },
+    },
+  },
 });
 
 export const updateAgentGroup = operation({
@@ -48,6 +81,19 @@ export const updateAgentGroup = operation({
     .strict()
     .refine((d) => Object.keys(d).some((key) => key !== 'groupId'), { message: 'give at least one field to change', path: ['groupId'] }),
   result: resultOf(ZAgentGroup),
+  example: {
+    data: { groupId: 'grp-blog-qa', agentIds: ['agt_01KM5B0080HEG71HQ6XBBJEHN8', 'broken-links', 'og-image-checker'] },
+    result: {
+      status: 'success',
+      message: 'Agent group updated.',
+      data: {
+        groupId: 'grp-blog-qa',
+        name: 'Blog QA',
+        description: 'Checks run before a blog post goes live.',
+        agentIds: ['agt_01KM5B0080HEG71HQ6XBBJEHN8', 'broken-links', 'og-image-checker'],
+      },
+    },
+  },
 });
 
 export const deleteAgentGroup = operation({
@@ -56,4 +102,5 @@ export const deleteAgentGroup = operation({
   description: 'Deletes the group; its agents stay. NOT_FOUND for an unknown group. Result: `{groupId}`.',
   data: z.object({ groupId: ZAgentGroupId }).strict(),
   result: resultOf(z.object({ groupId: z.string() })),
+  example: { data: { groupId: 'grp-blog-qa' }, result: { status: 'success', message: 'Agent group deleted.', data: { groupId: 'grp-blog-qa' } } },
 });

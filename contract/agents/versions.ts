@@ -80,6 +80,41 @@ export const updateAgentVersion = operation({
   description: `Creates version N+1 of a custom agent from its latest version N and the behavioral fields sent: a field given as an object replaces the stored object's keys one level deep (\`{...stored, ...given}\`, \`null\` for one of its keys removing that key), any other value replaces the field, \`null\` removes an optional field; \`contextGathering\` may leave out \`strategies\`. The merged configuration must pass every rule of Create Agent (INVALID_ARGUMENT otherwise, e.g. \`executionStrategy: service\` without \`serviceId\`; at most ${MAX_AGENT_CONFIG_BYTES} bytes as JSON, each secret counted as \`"__redacted__"\`). A secret sent back as \`__redacted__\` keeps the stored secret at the same place of the same server: an MCP server is known by its \`name\`, or by its \`url\` when it has none, and keeps its secrets only while its \`url\` is unchanged (the rest-api options too); a server with neither keeps none. \`__redacted__\` anywhere else is INVALID_ARGUMENT naming the field. Identity fields (\`name\`, \`description\`, \`enabled\`) are INVALID_ARGUMENT here: use Update Agent. FAILED_PRECONDITION for a built-in agent (not versioned); NOT_FOUND for an unknown agent. Result: \`{agentId, version, agent}\`, \`agent\` as Get Agent(s) reads it.`,
   data: ZUpdateAgentVersionData,
   result: resultOf(z.object({ agentId: z.string(), version: z.number().int(), agent: ZCustomAgent })),
+  example: {
+    data: {
+      agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+      instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks and suggesting a rewrite.',
+    },
+    result: {
+      status: 'success',
+      message: 'Agent version created.',
+      data: {
+        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+        version: 2,
+        agent: {
+          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+          name: 'Style guide checker',
+          description: 'Flags copy on a page that breaks the Acme style guide.',
+          enabled: true,
+          managedBy: 'customer',
+          version: 2,
+          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks and suggesting a rewrite.',
+          contextGathering: { strategies: ['web-page-text'] },
+          execution: {
+            executionStrategy: 'mcp-tools',
+            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
+          },
+          postProcess: {
+            guardrails: { enabled: true },
+            deletePreviousSuggestions: { enabled: true },
+            annotations: { enabled: true, strategy: 'word-level' },
+            analytics: { enabled: true },
+          },
+          scope: { pageScope: ['https://www.example.com/blog/**'] },
+        },
+      },
+    },
+  },
 });
 
 export const ZAgentVersionSummary = named(
@@ -94,6 +129,15 @@ export const getAgentVersions = operation({
     'The versions of a custom agent, newest first, paged by an opaque pageToken (null on the last page). FAILED_PRECONDITION for a built-in agent (not versioned); NOT_FOUND for an unknown agent.',
   data: z.object({ agentId: ZAgentId, pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZAgentVersionSummary),
+  example: {
+    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', pageSize: 20 },
+    result: {
+      status: 'success',
+      message: 'Agent versions retrieved successfully.',
+      data: [{ version: 2, createdAt: 1774006938730 }, { version: 1, createdAt: 1774000800000 }],
+      pageToken: null,
+    },
+  },
 });
 
 export const getAgentVersion = operation({
@@ -103,4 +147,37 @@ export const getAgentVersion = operation({
     "One version of a custom agent: `agent` carries the agent's current identity and the behavioral fields of that version (secrets as `__redacted__`), as Get Agent(s) reads the latest. FAILED_PRECONDITION for a built-in agent; NOT_FOUND for an unknown agent or version.",
   data: z.object({ agentId: ZAgentId, version: z.number().int().min(1).max(MAX_AGENT_VERSION) }).strict(),
   result: resultOf(z.object({ agentId: z.string(), version: z.number().int(), createdAt: z.number().int().describe('Unix milliseconds.'), agent: ZCustomAgent })),
+  example: {
+    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', version: 1 },
+    result: {
+      status: 'success',
+      message: 'Agent version retrieved successfully.',
+      data: {
+        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+        version: 1,
+        createdAt: 1774000800000,
+        agent: {
+          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+          name: 'Style guide checker',
+          description: 'Flags copy on a page that breaks the Acme style guide.',
+          enabled: true,
+          managedBy: 'customer',
+          version: 1,
+          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
+          contextGathering: { strategies: ['web-page-text'] },
+          execution: {
+            executionStrategy: 'mcp-tools',
+            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
+          },
+          postProcess: {
+            guardrails: { enabled: true },
+            deletePreviousSuggestions: { enabled: true },
+            annotations: { enabled: true, strategy: 'word-level' },
+            analytics: { enabled: true },
+          },
+          scope: { pageScope: ['https://www.example.com/blog/**'] },
+        },
+      },
+    },
+  },
 });

@@ -65,4 +65,15 @@ export const askAi = operation({
   rateLimit: 'ai',
   data: ZAskAiData,
   result: z.object({ result: ZAskAiOutcome }),
+  example: {
+    data: {
+      model: 'gpt-4o-mini',
+      prompt: 'Rewrite the text as a short, friendly team update. Fix spelling and capitalization; keep every fact.',
+      text: 'hey all - q3 plan is mostly done, budget table still needs numbers from finance, pls review by fri',
+    },
+    result: {
+      success: true,
+      text: 'Hi everyone, the Q3 plan is almost done. The budget table still needs the numbers from Finance, so please review it by Friday.',
+    },
+  },
 });

@@ -59,6 +59,10 @@ export const addCrdtData = operation({
     'Stores the editor\'s data: the value is applied as Yjs operations to the live Y.Doc, so clients connected over WebSocket receive it. ALREADY_EXISTS when the editor already has data (a document that clients edited over WebSocket but that was never added has none: Add registers its type and content key and makes its content equal `data`). NOT_FOUND for an unknown organization or document. INVALID_ARGUMENT when `data` does not match `type`, for XML that does not parse, and when the editor\'s Y.Doc already holds another kind of shared type under `contentKey`.',
   data: ZCrdtWriteData,
   result: emptyResult(),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', editorId: 'editor-summary', type: 'text', data: 'Q3 goals: ship comments v2.' },
+    result: { status: 'success', message: 'CRDT data added.' },
+  },
 });
 
 export const updateCrdtData = operation({
@@ -68,6 +72,10 @@ export const updateCrdtData = operation({
     'Replaces the editor\'s data. Only the difference between the stored value and `data` is applied, as Yjs operations in one transaction (text: a minimal insert/delete diff; map: per-key set/delete; array and xml: a minimal diff of items / child nodes, editing a changed XML element in place), so what editors typed since the value was stored (or read with Get CRDT Data, which stores what it returns) is kept, and every connected client receives the change. `type` and `contentKey` must be those the data was added with (a Yjs shared type cannot change kind; delete the data first to store another type): otherwise INVALID_ARGUMENT. NOT_FOUND when the editor has no data.',
   data: ZCrdtWriteData,
   result: emptyResult(),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', editorId: 'editor-summary', type: 'text', data: 'Q3 goals: ship comments v2 and presence.' },
+    result: { status: 'success', message: 'CRDT data updated.' },
+  },
 });
 
 export const ZCrdtData = named(
@@ -89,6 +97,20 @@ export const getCrdtData = operation({
     'The editor\'s current data, read from the live Y.Doc: it includes what connected clients typed, which is saved before the answer (so an Update computed from this value applies exactly its own change). NOT_FOUND for an unknown organization or document, and when the editor has no data (never added, or deleted).',
   data: z.object(ZCrdtEditorKey).strict(),
   result: resultOf(ZCrdtData),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', editorId: 'editor-summary' },
+    result: {
+      status: 'success',
+      message: 'CRDT data retrieved.',
+      data: {
+        data: 'Q3 goals: ship comments v2 and presence.',
+        type: 'text',
+        contentKey: 'content',
+        lastUpdated: 1773393871206,
+        state: 'AQOj4pnBDQAEAQdjb250ZW50GlEzIGdvYWxzOiBzaGlwIGNvbW1lbnRzIHYyhKPimcENGQEuxKPimcENGaPimcENGg0gYW5kIHByZXNlbmNlAA==',
+      },
+    },
+  },
 });
 
 export const deleteCrdtData = operation({
@@ -98,4 +120,8 @@ export const deleteCrdtData = operation({
     'Deletes the editor\'s data: its content is removed through Yjs operations, so connected clients see it emptied, and the type and content key are forgotten (Get answers NOT_FOUND, Add may store again). NOT_FOUND when the editor has no data.',
   data: z.object(ZCrdtEditorKey).strict(),
   result: emptyResult(),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', editorId: 'editor-summary' },
+    result: { status: 'success', message: 'CRDT data deleted.' },
+  },
 });

@@ -18,6 +18,10 @@ export const migrateDocuments = operation({
     .strict()
     .refine((d) => d.documentId !== d.newDocumentId, { message: 'newDocumentId must differ from documentId', path: ['newDocumentId'] }),
   result: resultOf(named('DocumentMigration', z.object({ migrationId: z.string() }))),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-roadmap', newDocumentId: 'doc-roadmap-2026' },
+    result: { status: 'success', message: 'Document migration started.', data: { migrationId: 'mig_01KM34KSY05XNW5XG9A066H32Q' } },
+  },
 });
 
 export const getMigrateDocumentsStatus = operation({
@@ -32,4 +36,12 @@ export const getMigrateDocumentsStatus = operation({
       z.object({ migrationId: z.string(), status: ZJobStatus, reason: z.string().optional().describe('Why it failed; only with `failed`.') }),
     ),
   ),
+  example: {
+    data: { organizationId: 'org-acme', migrationId: 'mig_01KM34KSY05XNW5XG9A066H32Q' },
+    result: {
+      status: 'success',
+      message: 'Migration status retrieved successfully.',
+      data: { migrationId: 'mig_01KM34KSY05XNW5XG9A066H32Q', status: 'completed' },
+    },
+  },
 });

@@ -24,6 +24,19 @@ export const broadcastEvent = operation({
     'Stores `data` as the latest value of `liveStateDataId` on the document, then delivers it to every client connected over WebSocket to any editor of the document (on every server process) as a Hocuspocus stateless message, the JSON text `{"type":"livestate","liveStateDataId","data","lastUpdated"}`. A client that connects later receives each stored value of its document the same way when its connection is set up. Result: the stored entry. NOT_FOUND for an unknown organization or document.',
   data: ZBroadcastEventData,
   result: resultOf(ZLiveStateEntry),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      liveStateDataId: 'review-timer',
+      data: { running: true, secondsLeft: 300, startedBy: 'user-ada' },
+    },
+    result: {
+      status: 'success',
+      message: 'Event broadcast.',
+      data: { liveStateDataId: 'review-timer', data: { running: true, secondsLeft: 300, startedBy: 'user-ada' }, lastUpdated: 1773415211032 },
+    },
+  },
 });
 
 export const getLiveStateData = operation({
@@ -33,4 +46,15 @@ export const getLiveStateData = operation({
     'The stored live state of a document: every entry, or the one named by `liveStateDataId` (an empty list when it has none), ordered by liveStateDataId. NOT_FOUND for an unknown organization or document.',
   data: z.object({ organizationId: ZId, documentId: ZId, liveStateDataId: ZLiveStateDataId.optional() }).strict(),
   result: resultOf(z.array(ZLiveStateEntry)),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+    result: {
+      status: 'success',
+      message: 'Live state data retrieved.',
+      data: [
+        { liveStateDataId: 'focus-section', data: 'budget', lastUpdated: 1773415264517 },
+        { liveStateDataId: 'review-timer', data: { running: true, secondsLeft: 300, startedBy: 'user-ada' }, lastUpdated: 1773415211032 },
+      ],
+    },
+  },
 });

@@ -24,6 +24,25 @@ export const addPresence = operation({
   description: `Marks a user present on a document, with an optional state (default \`{}\`). ${SEEN_BY_CLIENTS} Result: the entry. ALREADY_EXISTS when the user already has an entry on the document; NOT_FOUND for an unknown organization or document.`,
   data: ZAddPresenceData,
   result: resultOf(ZPresenceEntry),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      user: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+      state: { status: 'reviewing', section: 'budget' },
+    },
+    result: {
+      status: 'success',
+      message: 'Presence added.',
+      data: {
+        userId: 'user-ada',
+        user: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+        state: { status: 'reviewing', section: 'budget' },
+        source: 'api',
+        lastUpdated: 1773415503870,
+      },
+    },
+  },
 });
 
 export const ZUpdatePresenceData = z
@@ -42,6 +61,20 @@ export const updatePresence = operation({
   description: `Replaces the state of a user's presence entry; connected clients see the new state. Result: the entry. NOT_FOUND when the user has no entry on the document, and for an unknown organization or document.`,
   data: ZUpdatePresenceData,
   result: resultOf(ZPresenceEntry),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', userId: 'user-ada', state: { status: 'away' } },
+    result: {
+      status: 'success',
+      message: 'Presence updated.',
+      data: {
+        userId: 'user-ada',
+        user: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+        state: { status: 'away' },
+        source: 'api',
+        lastUpdated: 1773415907219,
+      },
+    },
+  },
 });
 
 export const deletePresence = operation({
@@ -56,6 +89,14 @@ export const deletePresence = operation({
     })
     .strict(),
   result: resultOf(z.record(named('PresenceDeletionOutcome', z.object({ success: z.boolean(), message: z.string() })))),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', userIds: ['user-ada', 'user-grace'] },
+    result: {
+      status: 'success',
+      message: 'Presence deleted.',
+      data: { 'user-ada': { success: true, message: 'Presence deleted.' }, 'user-grace': { success: true, message: 'Presence deleted.' } },
+    },
+  },
 });
 
 export const getPresence = operation({
@@ -65,4 +106,27 @@ export const getPresence = operation({
     'Who is present on a document, one entry per user, ordered by userId: the entries set through the API (`source: "api"`) and the users connected over WebSocket to any editor of the document on any server process (`source: "connection"`, with the awareness state of their client). A user with both appears once, as the API entry. Connections on other processes are seen through Redis (REDIS_URL) and may lag (see the README). NOT_FOUND for an unknown organization or document.',
   data: z.object({ organizationId: ZId, documentId: ZId }).strict(),
   result: resultOf(z.array(ZPresenceEntry)),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+    result: {
+      status: 'success',
+      message: 'Presence retrieved.',
+      data: [
+        {
+          userId: 'user-ada',
+          user: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          state: { status: 'away' },
+          source: 'api',
+          lastUpdated: 1773415907219,
+        },
+        {
+          userId: 'user-grace',
+          user: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
+          state: { status: 'editing', section: 'hiring' },
+          source: 'api',
+          lastUpdated: 1773415572004,
+        },
+      ],
+    },
+  },
 });

@@ -55,4 +55,31 @@ export const addJudgment = operation({
     `Records one past judgment: a reviewer approved or rejected a subject, for a reason, optionally within an organization or one of its documents, with up to ${MAX_TAGS} tags. Judgments are the evidence Suggest Decision draws on; the organization and document need not exist (nothing is created). Result: the stored judgment. INVALID_ARGUMENT for documentId without organizationId or a decidedAt more than a minute in the future; ALREADY_EXISTS for a taken judgmentId; RESOURCE_EXHAUSTED when the application already holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments, or when this judgment's distinct words would take the application's judgments past ${POSTINGS_BUDGET} searchable words (each judgment counts its distinct words, at most ${MAX_TERMS_PER_JUDGMENT}: only the first ${MAX_TERMS_PER_JUDGMENT}, in subject, reason, tags order, are searchable).`,
   data: ZAddJudgmentData,
   result: resultOf(ZJudgment),
+  example: {
+    data: {
+      subject: 'Move two Q3 engineering hires to Q4',
+      decision: 'approve',
+      reason: 'Keeps Q3 spend inside the frozen hiring budget',
+      reviewerId: 'user-grace',
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      tags: ['budget', 'hiring'],
+    },
+    result: {
+      status: 'success',
+      message: 'Judgment added.',
+      data: {
+        judgmentId: 'jdg_01KKY1QMDZEQ5KJ6PD2W7GA54J',
+        subject: 'Move two Q3 engineering hires to Q4',
+        decision: 'approve',
+        reason: 'Keeps Q3 spend inside the frozen hiring budget',
+        reviewerId: 'user-grace',
+        organizationId: 'org-acme',
+        documentId: 'doc-q3-plan',
+        tags: ['budget', 'hiring'],
+        decidedAt: 1773756207551,
+        createdAt: 1773756207551,
+      },
+    },
+  },
 });

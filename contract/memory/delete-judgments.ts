@@ -16,4 +16,8 @@ export const deleteJudgments = operation({
     })
     .strict(),
   result: resultOf(z.record(named('JudgmentDeletionOutcome', z.object({ success: z.boolean(), message: z.string() })))),
+  example: {
+    data: { judgmentIds: ['jdg-designer-req'] },
+    result: { status: 'success', message: 'Judgments deleted.', data: { 'jdg-designer-req': { success: true, message: 'Judgment deleted.' } } },
+  },
 });

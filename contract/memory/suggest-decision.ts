@@ -36,4 +36,20 @@ export const suggestDecision = operation({
       conflict: ZSuggestionOrNull.describe('The opposing recommendation when the evidence is split closely; else null.'),
     }),
   }),
+  example: {
+    data: { query: 'Hire a contractor to help with the Q3 launch', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+    result: {
+      primary: {
+        recommendation: 'reject',
+        confidence: 0.358,
+        basedOn: 3,
+        scope: 'document',
+        scopeLabel: 'this document',
+        topReasons: ['Hiring budget is frozen until the Q3 revenue review', 'No new headcount before the Q3 revenue review'],
+        uniqueReviewers: 2,
+        caveats: [],
+      },
+      conflict: null,
+    },
+  },
 });

@@ -45,6 +45,23 @@ export const addNotification = operation({
       }),
     ),
   ),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+      displayHeadlineMessageTemplate: '{actionUser} asked {recipientUser} to review {section}',
+      displayHeadlineMessageTemplateData: { section: 'the Q3 budget' },
+      displayBodyMessage: 'Can you check the hiring numbers before Friday?',
+      notificationSourceData: { section: 'budget' },
+      notifyUsers: ['user-grace'],
+    },
+    result: {
+      status: 'success',
+      message: 'Notification added.',
+      data: { notificationId: 'ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z', notifyUsersByUserId: { 'user-grace': true } },
+    },
+  },
 });
 
 export const ZNotificationOutcome = named(
@@ -66,6 +83,14 @@ export const updateNotifications = operation({
     })
     .strict(),
   result: resultOf(z.record(ZNotificationOutcome)),
+  example: {
+    data: { organizationId: 'org-acme', userId: 'user-grace', notificationIds: ['ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z'], read: true },
+    result: {
+      status: 'success',
+      message: 'Notifications updated.',
+      data: { ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z: { success: true, notificationId: 'ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z', message: 'Marked as read.' } },
+    },
+  },
 });
 
 export const deleteNotifications = operation({
@@ -81,4 +106,18 @@ export const deleteNotifications = operation({
     })
     .strict(),
   result: resultOf(z.record(ZNotificationOutcome)),
+  example: {
+    data: { organizationId: 'org-acme', notificationIds: ['ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z'], userId: 'user-grace' },
+    result: {
+      status: 'success',
+      message: 'Notifications deleted.',
+      data: {
+        ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z: {
+          success: true,
+          notificationId: 'ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z',
+          message: 'Notification deleted for user user-grace.',
+        },
+      },
+    },
+  },
 });

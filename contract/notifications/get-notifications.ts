@@ -29,4 +29,32 @@ export const getNotifications = operation({
     'Notifications of an organization by timestamp (`order` `desc`, the default, or `asc`): those of a document (`documentId`), those a user received (`userId`), or both; optionally at one `locationId` and/or among at most 30 `notificationIds`. Neither `documentId` nor `userId` is INVALID_ARGUMENT. For a user, `displayHeadlineMessageTemplateData.recipientUser` is that user. Paged by an opaque keyset pageToken (null on the last page) that neither skips nor repeats a notification while others are added. Requires the advanced-queries and notifications console toggles (FAILED_PRECONDITION when off). NOT_FOUND for an unknown organization or document.',
   data: ZGetNotificationsData,
   result: pagedResultOf(ZNotification),
+  example: {
+    data: { organizationId: 'org-acme', userId: 'user-grace', pageSize: 20 },
+    result: {
+      status: 'success',
+      message: 'Notifications retrieved successfully.',
+      data: [
+        {
+          id: 'ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z',
+          notificationSource: 'custom',
+          notificationSourceData: { section: 'budget' },
+          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          displayBodyMessage: 'Can you check the hiring numbers before Friday?',
+          displayHeadlineMessageTemplate: '{actionUser} asked {recipientUser} to review {section}',
+          displayHeadlineMessageTemplateData: {
+            section: 'the Q3 budget',
+            actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+            recipientUser: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
+          },
+          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          notifyUsers: { 'grace@example.com': true },
+          notifyUsersByUserId: { 'user-grace': true },
+          readByUserIds: {},
+          timestamp: 1773153127418,
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });

@@ -35,6 +35,23 @@ export const getNotificationConfig = operation({
     })
     .strict(),
   result: resultOf(z.array(ZNotificationConfigEntry)),
+  example: {
+    data: { organizationId: 'org-acme', documentIds: ['doc-q3-plan', 'doc-roadmap'], userId: 'user-grace' },
+    result: {
+      status: 'success',
+      message: 'Notification config retrieved successfully.',
+      data: [
+        {
+          config: { inbox: 'MINE', email: 'ALL', slack: 'NONE' },
+          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', userId: 'user-grace' },
+        },
+        {
+          config: { inbox: 'MINE', email: 'MINE', slack: 'NONE' },
+          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-roadmap', userId: 'user-grace' },
+        },
+      ],
+    },
+  },
 });
 
 export const getNotificationConfigV2 = aliasOf(getNotificationConfig, '/v2/notifications/config/get');
@@ -70,4 +87,12 @@ export const setNotificationConfig = operation({
     })
     .strict(),
   result: resultOf(z.record(ZSetNotificationConfigOutcome)),
+  example: {
+    data: { organizationId: 'org-acme', documentIds: ['doc-q3-plan'], userIds: ['user-grace'], config: { email: 'ALL' } },
+    result: {
+      status: 'success',
+      message: 'Notification config set.',
+      data: { 'user-grace': { success: true, userId: 'user-grace', documentId: 'doc-q3-plan', message: 'Notification config set for the document.' } },
+    },
+  },
 });

@@ -68,4 +68,51 @@ export const addRecording = operation({
     `Stores a recorder annotation (type \`recorder\`) on a document and publishes \`recorder.done\` in the same transaction. \`recordedTime.duration\` is in milliseconds (at most 99:59:59.999); \`display\` defaults to it as \`HH:MM:SS\`. At most ${MAX_ATTACHMENTS} attachments; their URLs must be absolute http(s) URLs of at most ${MAX_ATTACHMENT_URL_LENGTH} characters, are stored as given and never fetched by the server. Result: the stored recording. NOT_FOUND for an unknown organization or document; ALREADY_EXISTS for a taken annotationId.`,
   data: ZAddRecordingData,
   result: resultOf(ZRecording),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      recordingType: 'screen',
+      mode: 'floating',
+      recordedTime: { duration: 95400 },
+      displayName: 'Walkthrough of the Q3 budget',
+      attachments: [
+        {
+          attachmentId: 1,
+          url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
+          mimeType: 'video/webm',
+          name: 'q3-budget-walkthrough.webm',
+          type: 'video',
+          size: 8412730,
+        },
+      ],
+      from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+    },
+    result: {
+      status: 'success',
+      message: 'Recording added.',
+      data: {
+        type: 'recorder',
+        annotationId: 'rec_01KKHF5DYZ8Z7QFV04QCPF13YX',
+        recordingType: 'screen',
+        mode: 'floating',
+        metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+        recordedTime: { duration: 95400, display: '00:01:35' },
+        displayName: 'Walkthrough of the Q3 budget',
+        from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+        attachments: [
+          {
+            attachmentId: 1,
+            url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
+            mimeType: 'video/webm',
+            name: 'q3-budget-walkthrough.webm',
+            type: 'video',
+            size: 8412730,
+          },
+        ],
+        latestVersion: 1,
+        createdAt: 1773334083551,
+      },
+    },
+  },
 });

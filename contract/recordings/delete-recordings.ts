@@ -16,4 +16,8 @@ export const deleteRecordings = operation({
     })
     .strict(),
   result: resultOf(z.record(named('RecordingDeletionOutcome', z.object({ success: z.boolean(), message: z.string() })))),
+  example: {
+    data: { organizationId: 'org-acme', annotationIds: ['rec_01KKHF5DYZ8Z7QFV04QCPF13YX'] },
+    result: { status: 'success', message: 'Recordings deleted.', data: { rec_01KKHF5DYZ8Z7QFV04QCPF13YX: { success: true, message: 'Recording deleted.' } } },
+  },
 });

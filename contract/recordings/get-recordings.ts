@@ -21,4 +21,36 @@ export const getRecordings = operation({
     })
     .strict(),
   result: pagedResultOf(ZRecording),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+    result: {
+      status: 'success',
+      message: 'Recordings retrieved successfully.',
+      data: [
+        {
+          type: 'recorder',
+          annotationId: 'rec_01KKHF5DYZ8Z7QFV04QCPF13YX',
+          recordingType: 'screen',
+          mode: 'floating',
+          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          recordedTime: { duration: 95400, display: '00:01:35' },
+          displayName: 'Walkthrough of the Q3 budget',
+          from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+          attachments: [
+            {
+              attachmentId: 1,
+              url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
+              mimeType: 'video/webm',
+              name: 'q3-budget-walkthrough.webm',
+              type: 'video',
+              size: 8412730,
+            },
+          ],
+          latestVersion: 1,
+          createdAt: 1773334083551,
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });

@@ -14,6 +14,10 @@ export const deleteAllUserData = operation({
   ].join(' '),
   data: z.object({ userId: ZId }).strict(),
   result: resultOf(named('UserDataDeletion', z.object({ jobId: z.string() }))),
+  example: {
+    data: { userId: 'user-grace' },
+    result: { status: 'success', message: 'User data deletion started.', data: { jobId: 'del_01KMCYR9M0AM5B6T7V4Q61Q0KH' } },
+  },
 });
 
 export const getDeleteAllUserDataStatus = operation({
@@ -27,4 +31,12 @@ export const getDeleteAllUserDataStatus = operation({
       z.object({ jobId: z.string(), status: ZJobStatus, reason: z.string().optional().describe('Why it failed; only with `failed`.') }),
     ),
   ),
+  example: {
+    data: { jobId: 'del_01KMCYR9M0AM5B6T7V4Q61Q0KH' },
+    result: {
+      status: 'success',
+      message: 'User data deletion status retrieved successfully.',
+      data: { jobId: 'del_01KMCYR9M0AM5B6T7V4Q61Q0KH', status: 'completed' },
+    },
+  },
 });

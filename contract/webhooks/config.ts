@@ -8,6 +8,7 @@ export const getAdvancedWebhookConfig = operation({
   description: 'Whether advanced webhooks are enabled for the calling application. Never configured: `isEnabled: false`. An invalid API key or auth token gives PERMISSION_DENIED.',
   data: ZNoParams,
   result: resultOf(ZAdvancedWebhookConfig),
+  example: { data: {}, result: { status: 'success', message: 'Advanced webhook config retrieved successfully.', data: { isEnabled: true } } },
 });
 
 export const updateAdvancedWebhookConfig = operation({
@@ -17,4 +18,5 @@ export const updateAdvancedWebhookConfig = operation({
     'Enables or disables advanced webhooks for the calling application. While enabled, every event becomes a message delivered to the matching enabled endpoints; while disabled, no message is created and endpoint creation fails with FAILED_PRECONDITION (messages already created are still delivered). `isEnabled` is required (INVALID_ARGUMENT without it). Result: the config after the write.',
   data: z.object({ isEnabled: z.boolean() }).strict(),
   result: resultOf(ZAdvancedWebhookConfig),
+  example: { data: { isEnabled: true }, result: { status: 'success', message: 'Advanced webhook config updated successfully.', data: { isEnabled: true } } },
 });

@@ -36,6 +36,34 @@ export const createWebhookEndpoint = operation({
     })
     .strict(),
   result: resultOf(ZWebhookEndpoint),
+  example: {
+    data: {
+      url: 'https://hooks.example.com/collab',
+      description: 'Comment events for the Acme review bot',
+      filterTypes: ['comment_annotation.add', 'comment.add'],
+      channels: ['org:org-acme'],
+      rateLimit: 50,
+      uid: 'acme-review-bot',
+      metadata: { team: 'platform', environment: 'production' },
+    },
+    result: {
+      status: 'success',
+      message: 'Webhook endpoint created.',
+      data: {
+        id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+        url: 'https://hooks.example.com/collab',
+        description: 'Comment events for the Acme review bot',
+        filterTypes: ['comment_annotation.add', 'comment.add'],
+        channels: ['org:org-acme'],
+        disabled: false,
+        rateLimit: 50,
+        uid: 'acme-review-bot',
+        metadata: { team: 'platform', environment: 'production' },
+        createdAt: '2026-03-16T10:02:13.518Z',
+        updatedAt: '2026-03-16T10:02:13.518Z',
+      },
+    },
+  },
 });
 
 export const getWebhookEndpoints = operation({
@@ -45,6 +73,29 @@ export const getWebhookEndpoints = operation({
     'With `endpointId`: that endpoint, as a one-item list (NOT_FOUND when the application has no such endpoint; a `pageToken` is INVALID_ARGUMENT there, as it belongs to another query). Without: the application\'s endpoints, oldest first, paged by an opaque pageToken (null on the last page).',
   data: z.object({ endpointId: ZEndpointId.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookEndpoint),
+  example: {
+    data: { pageSize: 20 },
+    result: {
+      status: 'success',
+      message: 'Webhook endpoints retrieved successfully.',
+      data: [
+        {
+          id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          url: 'https://hooks.example.com/collab',
+          description: 'Comment events for the Acme review bot',
+          filterTypes: ['comment_annotation.add', 'comment.add'],
+          channels: ['org:org-acme'],
+          disabled: false,
+          rateLimit: 50,
+          uid: 'acme-review-bot',
+          metadata: { team: 'platform', environment: 'production' },
+          createdAt: '2026-03-16T10:02:13.518Z',
+          updatedAt: '2026-03-16T10:02:13.518Z',
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });
 
 export const updateWebhookEndpoint = operation({
@@ -66,6 +117,26 @@ export const updateWebhookEndpoint = operation({
     .strict()
     .refine((d) => Object.keys(d).some((key) => key !== 'endpointId'), { message: 'give at least one field to change', path: ['endpointId'] }),
   result: resultOf(ZWebhookEndpoint),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', filterTypes: ['comment_annotation.add', 'comment.add', 'comment_annotation.status_change'] },
+    result: {
+      status: 'success',
+      message: 'Webhook endpoint updated.',
+      data: {
+        id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+        url: 'https://hooks.example.com/collab',
+        description: 'Comment events for the Acme review bot',
+        filterTypes: ['comment_annotation.add', 'comment.add', 'comment_annotation.status_change'],
+        channels: ['org:org-acme'],
+        disabled: false,
+        rateLimit: 50,
+        uid: 'acme-review-bot',
+        metadata: { team: 'platform', environment: 'production' },
+        createdAt: '2026-03-16T10:02:13.518Z',
+        updatedAt: '2026-03-16T10:07:45.090Z',
+      },
+    },
+  },
 });
 
 export const deleteWebhookEndpoint = operation({
@@ -74,6 +145,10 @@ export const deleteWebhookEndpoint = operation({
   description: 'Deletes the endpoint with its pending deliveries and their history. NOT_FOUND for an unknown endpoint.',
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(z.object({ endpointId: z.string() })),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    result: { status: 'success', message: 'Webhook endpoint deleted.', data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' } },
+  },
 });
 
 const ZSecretResult = z.object({
@@ -87,6 +162,14 @@ export const getWebhookEndpointSecret = operation({
   description: "The endpoint's current signing secret. NOT_FOUND for an unknown endpoint or another application's.",
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(ZSecretResult),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    result: {
+      status: 'success',
+      message: 'Webhook endpoint secret retrieved successfully.',
+      data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', secret: 'whsec_EXAMPLEsigningSecretDoNotUseInProduction000=' },
+    },
+  },
 });
 
 export const rotateWebhookEndpointSecret = operation({
@@ -96,6 +179,14 @@ export const rotateWebhookEndpointSecret = operation({
     'Generates a new signing secret and returns it. For 24 hours deliveries carry two signatures (`v1,<new> v1,<old>` in `webhook-signature`), so receivers still holding the old secret keep verifying while they switch. Rotating again within those 24 hours drops the oldest secret. NOT_FOUND for an unknown endpoint.',
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(ZSecretResult),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    result: {
+      status: 'success',
+      message: 'Webhook endpoint secret rotated; the previous secret keeps signing for 24 hours.',
+      data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', secret: 'whsec_EXAMPLErotatedSigningSecretDoNotUseInProd00=' },
+    },
+  },
 });
 
 export const sendWebhookTestEvent = operation({
@@ -113,4 +204,12 @@ export const sendWebhookTestEvent = operation({
     })
     .strict(),
   result: resultOf(z.object({ messageId: z.string(), endpointId: z.string() })),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', data: { note: 'Checking the review bot receives events' } },
+    result: {
+      status: 'success',
+      message: 'Test event queued for delivery.',
+      data: { messageId: 'msg_01KKV3D7105AFTPNXVTSDYEY9Y', endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    },
+  },
 });

@@ -10,6 +10,60 @@ export const getWebhookMessages = operation({
     'The messages sent, or being sent, to one endpoint, newest first, each with its delivery status; optionally only those with one `status`. Paged by an opaque pageToken (null on the last page). NOT_FOUND for an unknown endpoint.',
   data: z.object({ endpointId: ZEndpointId, status: ZDeliveryStatus.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookMessage),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', pageSize: 20 },
+    result: {
+      status: 'success',
+      message: 'Webhook messages retrieved successfully.',
+      data: [
+        {
+          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
+          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          eventType: 'comment_annotation.add',
+          status: 'succeeded',
+          attempts: 1,
+          nextAttemptAt: null,
+          createdAt: '2026-03-16T10:15:22.307Z',
+          payload: {
+            event: 'comment_annotation.add',
+            actionType: 'add',
+            source: 'comment_annotation',
+            data: {
+              annotation: {
+                annotationId: 'ann-launch-date',
+                organizationId: 'org-acme',
+                documentId: 'doc-q3-plan',
+                status: 'open',
+                priority: null,
+                assignedTo: null,
+                customList: [],
+                context: null,
+                from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+                comments: [
+                  {
+                    commentId: 'cmt-launch-1',
+                    commentText: 'Is the launch still planned for 14 September?',
+                    from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+                    taggedUserContacts: [],
+                    createdAt: 1773656122307,
+                    lastUpdated: 1773656122307,
+                    reactions: [],
+                  },
+                ],
+                createdAt: 1773656122307,
+                lastUpdated: 1773656122307,
+              },
+              actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+            },
+            webhookId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
+            timestamp: 1773656122307,
+            metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+          },
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });
 
 export const getWebhookAttempts = operation({
@@ -19,6 +73,40 @@ export const getWebhookAttempts = operation({
     'The delivery attempts to one endpoint, newest first; with `messageId`, those of one message. Paged by an opaque pageToken (null on the last page). NOT_FOUND for an unknown endpoint.',
   data: z.object({ endpointId: ZEndpointId, messageId: ZMessageId.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookAttempt),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN' },
+    result: {
+      status: 'success',
+      message: 'Webhook delivery attempts retrieved successfully.',
+      data: [
+        {
+          attemptId: 'atmpt_01KKV366DMG2RMQTVYA2PEKXQP',
+          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
+          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          status: 'succeeded',
+          responseStatusCode: 200,
+          response: '{"received":true}',
+          durationMs: 118,
+          trigger: 'manual',
+          nextAttemptAt: null,
+          createdAt: '2026-03-16T10:31:10.004Z',
+        },
+        {
+          attemptId: 'atmpt_01KKV298Y3CHMH96FP7GKZ7ARQ',
+          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
+          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          status: 'succeeded',
+          responseStatusCode: 200,
+          response: '{"received":true}',
+          durationMs: 143,
+          trigger: 'scheduled',
+          nextAttemptAt: null,
+          createdAt: '2026-03-16T10:15:22.307Z',
+        },
+      ],
+      pageToken: null,
+    },
+  },
 });
 
 export const resendWebhookMessage = operation({
@@ -28,4 +116,12 @@ export const resendWebhookMessage = operation({
     'Delivers a message to the endpoint again, now, with the same `webhook-id` and body and a fresh retry schedule; a delivery still pending is simply tried now. NOT_FOUND when the message was never meant for this endpoint; FAILED_PRECONDITION while the endpoint is disabled.',
   data: z.object({ endpointId: ZEndpointId, messageId: ZMessageId }).strict(),
   result: resultOf(z.object({ messageId: z.string(), endpointId: z.string(), status: ZDeliveryStatus })),
+  example: {
+    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN' },
+    result: {
+      status: 'success',
+      message: 'Message queued for delivery again.',
+      data: { messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN', endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', status: 'pending' },
+    },
+  },
 });
