@@ -8,7 +8,7 @@ export const deleteAllUserData = operation({
   path: '/v2/users/data/delete',
   summary: 'Delete All User Data',
   description: [
-    "Erases a user's personal data in the whole application (every organization), as a background job: their profile, memberships and grants, group memberships, the comments and reactions they wrote, their notifications and notification configs, their recordings and the events they caused.",
+    "Erases a user's personal data in the whole application (every organization), as a background job: their profile, memberships and grants, group memberships, the comments and reactions they wrote, their notifications and notification configs, their recordings, the judgments they made as reviewer, their presence entries and the events they caused.",
     "Threads of other users stay readable, with the user's authorship anonymized. Erasure is per person, so there is no organizationId.",
     'Returns the jobId to follow with Delete All User Data Status. Asking again is harmless: each request erases whatever the user has when its job runs.',
   ].join(' '),

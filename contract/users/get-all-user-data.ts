@@ -23,7 +23,7 @@ export const ZUserData = named(
     comments: z.array(ZUserDataComment).describe(`Comments the user wrote or is mentioned in; at most ${USER_DATA_PAGE_SIZE} per page.`),
     reactions: z.array(ZUserDataReaction).describe(`Reactions the user added; at most ${USER_DATA_PAGE_SIZE} per page.`),
     recordings: z.array(ZUserDataRecording).describe(`Recordings the user made; at most ${USER_DATA_PAGE_SIZE} per page.`),
-    notifications: z.array(ZUserDataNotification).describe(`Notifications sent to the user; at most ${USER_DATA_PAGE_SIZE} per page.`),
+    notifications: z.array(ZUserDataNotification).describe(`Notifications the user received or caused (those caused carry no recipientUser in their template data); at most ${USER_DATA_PAGE_SIZE} per page.`),
     judgments: z
       .array(ZJudgment)
       .describe(`Judgments the user made as reviewer, in the organization or for the whole workspace; at most ${USER_DATA_PAGE_SIZE} per page.`),
