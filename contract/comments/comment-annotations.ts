@@ -18,6 +18,7 @@ import {
   ZStatusInput,
   uniqueIds,
 } from './inputs.js';
+import { OPENED_THREAD, RESOLVED_THREAD, THREAD, THREAD_ID } from './examples.js';
 import { ZCommentAnnotation, ZUserRefOrNull } from './schemas.js';
 
 /** Comment threads (comment annotations) of a document: add, get, update, delete, count. */
@@ -72,6 +73,23 @@ export const addCommentAnnotations = operation({
     })
     .strict(),
   result: resultOf(z.array(ZCommentAnnotation)),
+  // IDs left out are generated; users given by ID alone are completed from their records.
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      documentId: 'doc-q3-plan',
+      commentAnnotations: [
+        {
+          from: { userId: 'user-ada' },
+          location: { locationId: 'section-budget' },
+          priority: 'high',
+          assignedTo: { userId: 'user-grace' },
+          commentData: [{ commentText: '@Grace Hopper can you double-check the hiring budget for Q3?', taggedUserContacts: [{ userId: 'user-grace' }] }],
+        },
+      ],
+    },
+    result: { status: 'success', message: 'Annotations added successfully.', data: [OPENED_THREAD] },
+  },
 });
 
 export const getCommentAnnotations = operation({
@@ -101,6 +119,10 @@ export const getCommentAnnotations = operation({
       path: ['documentId'],
     }),
   result: pagedResultOf(ZCommentAnnotation),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', statusIds: ['open'] },
+    result: { status: 'success', message: 'Annotations fetched successfully.', data: [THREAD], pageToken: null },
+  },
 });
 
 export const ZCommentAnnotationChanges = named(
@@ -141,6 +163,10 @@ export const updateCommentAnnotations = operation({
       path: ['updatedData'],
     }),
   result: resultOf(z.array(ZCommentAnnotation)),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', annotationIds: [THREAD_ID], actionUser: { userId: 'user-grace' }, updatedData: { status: 'resolved' } },
+    result: { status: 'success', message: 'Annotations updated successfully.', data: [RESOLVED_THREAD] },
+  },
 });
 
 export const deleteCommentAnnotations = operation({
@@ -149,6 +175,10 @@ export const deleteCommentAnnotations = operation({
   description: `Deletes up to ${MAX_IDS_PER_REQUEST} threads of one document with their comments, reactions and read marks. All or nothing: an annotationId that is not a thread of this document is NOT_FOUND and nothing is deleted. Publishes one \`comment_annotation.delete\` per thread (payload \`{annotation}\`: the thread as it was; actor: \`actionUser\`).`,
   data: z.object({ organizationId: ZId, documentId: ZId, annotationIds: ZAnnotationIds, actionUser: ZActionUser }).strict(),
   result: emptyResult(),
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-q3-plan', annotationIds: [THREAD_ID], actionUser: { userId: 'user-ada' } },
+    result: { status: 'success', message: 'Annotations deleted successfully.' },
+  },
 });
 
 export const ZCommentAnnotationCount = named(
@@ -176,4 +206,13 @@ export const getCommentAnnotationsCount = operation({
     })
     .strict(),
   result: resultOf(z.record(ZCommentAnnotationCount)),
+  // Grace's reply came after Ada last read the thread; Ada cannot read the restricted roadmap, so it counts nothing.
+  example: {
+    data: { organizationId: 'org-acme', documentIds: ['doc-q3-plan', 'doc-roadmap'], userId: 'user-ada' },
+    result: {
+      status: 'success',
+      message: 'Comment count retrieved successfully.',
+      data: { 'doc-q3-plan': { total: 1, unread: 1 }, 'doc-roadmap': { total: 0, unread: 0 } },
+    },
+  },
 });

@@ -13,6 +13,7 @@ import {
   ZNewComment,
   uniqueIds,
 } from './inputs.js';
+import { EDITED_FIRST_COMMENT, FIRST_COMMENT_ID, REPLY, REPLY_ID, THREAD, THREAD_KEY } from './examples.js';
 import { ZComment } from './schemas.js';
 
 /** Comments inside a thread. A thread is named by organizationId, documentId and annotationId; NOT_FOUND when it is not there. */
@@ -38,6 +39,10 @@ export const addComments = operation({
     })
     .strict(),
   result: resultOf(z.array(ZComment)),
+  example: {
+    data: { ...THREAD_KEY, commentData: [{ from: { userId: 'user-grace' }, commentText: REPLY.commentText }] },
+    result: { status: 'success', message: 'Comment(s) added successfully.', data: [REPLY] },
+  },
 });
 
 export const getComments = operation({
@@ -46,6 +51,7 @@ export const getComments = operation({
   description: `The comments of a thread in the order they were added, or only those of \`commentIds\` (at most ${MAX_IDS_PER_REQUEST}; unknown ones are left out), each with its reactions.`,
   data: z.object({ ...thread, commentIds: z.array(ZId).min(1).max(MAX_IDS_PER_REQUEST).optional() }).strict(),
   result: resultOf(z.array(ZComment)),
+  example: { data: THREAD_KEY, result: { status: 'success', message: 'Comments fetched successfully.', data: THREAD.comments } },
 });
 
 export const ZCommentChanges = named(
@@ -69,6 +75,10 @@ export const updateComment = operation({
     .strict()
     .refine((d) => Object.keys(d.updatedData).length > 0, { message: 'give at least one field', path: ['updatedData'] }),
   result: resultOf(ZComment),
+  example: {
+    data: { ...THREAD_KEY, commentId: FIRST_COMMENT_ID, actionUser: { userId: 'user-ada' }, updatedData: { commentText: EDITED_FIRST_COMMENT.commentText } },
+    result: { status: 'success', message: 'Comment updated successfully.', data: EDITED_FIRST_COMMENT },
+  },
 });
 
 export const deleteComments = operation({
@@ -87,4 +97,8 @@ export const deleteComments = operation({
     })
     .strict(),
   result: emptyResult(),
+  example: {
+    data: { ...THREAD_KEY, commentIds: [REPLY_ID], actionUser: { userId: 'user-grace' } },
+    result: { status: 'success', message: 'Comment(s) deleted successfully.' },
+  },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { ZDocument, ZId } from '../access/schemas.js';
+import { DOC_Q3_PLAN } from '../access/examples.js';
 
 export const getDocuments = operation({
   path: '/v2/organizations/documents/get',
@@ -18,4 +19,8 @@ export const getDocuments = operation({
     })
     .strict(),
   result: pagedResultOf(ZDocument),
+  example: {
+    data: { organizationId: 'org-acme', folderId: 'folder-planning' },
+    result: { status: 'success', message: 'Documents retrieved successfully.', data: [DOC_Q3_PLAN], pageToken: null },
+  },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emptyResult, operation, resultOf } from '../common/envelope.js';
 import { ZAccessType, ZFolder, ZId } from '../access/schemas.js';
+import { FOLDER_PLANNING } from '../access/examples.js';
 
 const ZParent = ZId.describe('A folder ID, or `root` for the top of the organization.');
 
@@ -20,6 +21,11 @@ export const addFolder = operation({
     })
     .strict(),
   result: resultOf(ZFolder),
+  // At the top of the organization (parentFolderId `root`), so it inherits nothing.
+  example: {
+    data: { organizationId: 'org-acme', folderId: 'folder-planning', folderName: 'Planning' },
+    result: { status: 'success', message: 'Folder added.', data: FOLDER_PLANNING },
+  },
 });
 
 export const updateFolder = operation({
@@ -28,6 +34,11 @@ export const updateFolder = operation({
   description: 'Renames a folder and/or moves it under another parent (`root` for the top). Moving a folder under itself or one of its subfolders is INVALID_ARGUMENT. NOT_FOUND for an unknown folder or parent.',
   data: z.object({ organizationId: ZId, folderId: ZId, folderName: z.string().min(1).max(256).optional(), parentFolderId: ZParent.optional() }).strict(),
   result: resultOf(ZFolder),
+  // A folder created by a grant is named after its ID until renamed.
+  example: {
+    data: { organizationId: 'org-acme', folderId: 'folder-planning', folderName: 'Planning' },
+    result: { status: 'success', message: 'Folder updated.', data: { ...FOLDER_PLANNING, lastUpdated: Date.UTC(2026, 0, 20, 8, 30) } },
+  },
 });
 
 export const deleteFolder = operation({
@@ -36,6 +47,7 @@ export const deleteFolder = operation({
   description: 'Deletes a folder with its subfolders, the documents in them, and their grants. NOT_FOUND for an unknown folder.',
   data: z.object({ organizationId: ZId, folderId: ZId }).strict(),
   result: emptyResult(),
+  example: { data: { organizationId: 'org-acme', folderId: 'folder-planning' }, result: { status: 'success', message: 'Folder deleted.' } },
 });
 
 export const updateFolderAccess = operation({
@@ -47,4 +59,12 @@ export const updateFolderAccess = operation({
     .strict()
     .refine((d) => d.accessType !== undefined || d.inheritAccessFromParent !== undefined, { message: 'give accessType or inheritAccessFromParent', path: ['accessType'] }),
   result: resultOf(ZFolder),
+  example: {
+    data: { organizationId: 'org-acme', folderId: 'folder-planning', accessType: 'restricted' },
+    result: {
+      status: 'success',
+      message: 'Folder access updated.',
+      data: { ...FOLDER_PLANNING, accessType: 'restricted', lastUpdated: Date.UTC(2026, 0, 20, 8, 45) },
+    },
+  },
 });

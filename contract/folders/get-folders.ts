@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZFolder, ZId } from '../access/schemas.js';
+import { FOLDER_PLANNING } from '../access/examples.js';
 
 export const getFolders = operation({
   path: '/v2/organizations/folders/get',
@@ -15,4 +16,9 @@ export const getFolders = operation({
     })
     .strict(),
   result: resultOf(z.array(ZFolder)),
+  // maxDepth omitted: each folder with its immediate subfolders (none here).
+  example: {
+    data: { organizationId: 'org-acme' },
+    result: { status: 'success', message: 'Folders retrieved successfully.', data: [{ ...FOLDER_PLANNING, subFolders: [] }] },
+  },
 });

@@ -19,4 +19,12 @@ export const addPermissions = operation({
     'Grants a user (or a user group) access to organizations, folders and documents. Each entry: `type`, `id`, `organizationId` (for folders and documents), `accessRole` (default `editor`), `expiresAt` (Unix seconds; the grant lapses then; in the past is INVALID_ARGUMENT), and on document entries only `context: {accessFields}` (feature-level access context, `<fieldName>:<value>` entries; on organization or folder entries INVALID_ARGUMENT). Granting again replaces the role, expiry and access fields. Missing organizations, folders and documents are created (folders and documents at the top, `organizationPrivate`), as client apps create documents by opening them. A group must exist (NOT_FOUND) and can only receive resources of its own organization.',
   data: ZPermissionsPrincipal,
   result: emptyResult(),
+  // Grace may read the restricted roadmap until the end of the year.
+  example: {
+    data: {
+      user: { userId: 'user-grace' },
+      permissions: { resources: [{ type: 'document', id: 'doc-roadmap', organizationId: 'org-acme', accessRole: 'viewer', expiresAt: Date.UTC(2026, 11, 31) / 1000 }] },
+    },
+    result: { status: 'success', message: 'Permissions added successfully.' },
+  },
 });

@@ -8,4 +8,8 @@ export const removePermissions = operation({
     'The inverse of Add Permissions: removes the grants of the user (or user group) on the listed resources. `accessRole` and `expiresAt` are ignored. Removing a grant that does not exist is not an error.',
   data: ZPermissionsPrincipal,
   result: emptyResult(),
+  example: {
+    data: { user: { userId: 'user-grace' }, permissions: { resources: [{ type: 'document', id: 'doc-roadmap', organizationId: 'org-acme' }] } },
+    result: { status: 'success', message: 'Permissions removed successfully.' },
+  },
 });

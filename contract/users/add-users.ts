@@ -22,4 +22,21 @@ export const addUsers = operation({
     'Adds users to the organization (access to all its documents except `restricted` ones, and its contact list), or with `folderId` to that folder only, or with `documentId` to that document only (and its contact list). Adding at a lower level never adds at the organization level. A missing organization is created; a missing folder or document (without createFolder/createDocument) is reported as `success: false` in every user entry of a successful response, and nothing is written. Each request is one transaction. User profiles are created or updated; `accessRole` (default `editor`) is the role at that level. Result keyed by user ID.',
   data: ZAddUsersData,
   result: resultOf(ZUserOutcomes),
+  example: {
+    data: {
+      organizationId: 'org-acme',
+      users: [
+        { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com', accessRole: 'viewer' },
+        { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
+      ],
+    },
+    result: {
+      status: 'success',
+      message: 'Users added.',
+      data: {
+        'user-ada': { success: true, id: 'user-ada', message: 'User added to organization org-acme.' },
+        'user-grace': { success: true, id: 'user-grace', message: 'User added to organization org-acme.' },
+      },
+    },
+  },
 });

@@ -20,6 +20,11 @@ export const deleteUsers = operation({
     'Removes users from the organization — all their access to its folders, documents and user groups, and its contact list — or with `folderId`/`documentId` from that folder or document only. Result keyed by user ID; a user who is not there gets `success: false` with a does-not-exist message inside the successful response.',
   data: ZDeleteUsersData,
   result: resultOf(z.record(named('UserRemovalOutcome', z.object({ success: z.boolean(), message: z.string() })))),
+  // Grace loses her access to the roadmap only; she stays in the organization.
+  example: {
+    data: { organizationId: 'org-acme', documentId: 'doc-roadmap', userIds: ['user-grace'] },
+    result: { status: 'success', message: 'Users deleted.', data: { 'user-grace': { success: true, message: 'User removed from document doc-roadmap.' } } },
+  },
 });
 
 export const deleteUsersV2 = aliasOf(deleteUsers, '/v2/users/delete');

@@ -35,4 +35,16 @@ export const getUsers = operation({
     'The members (contact list) of the organization, or of one folder or document, with their role at that level, oldest membership first. Expired temporary members are left out. Paged by an opaque pageToken (null on the last page).',
   data: ZGetUsersData,
   result: pagedResultOf(ZUserRecord),
+  example: {
+    data: { organizationId: 'org-acme' },
+    result: {
+      status: 'success',
+      message: 'Users retrieved successfully.',
+      data: [
+        { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com', initial: 'A', accessRole: 'viewer', photoUrl: 'https://example.com/avatars/ada.png' },
+        { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com', initial: 'G', accessRole: 'editor' },
+      ],
+      pageToken: null,
+    },
+  },
 });

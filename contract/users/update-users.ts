@@ -27,4 +27,9 @@ export const updateUsers = operation({
     'Updates user profiles (name, email, initial, photoUrl, color, textColor) and, with organizationId (and folderId or documentId), the role at that level — the only REST way besides Add Users, Add Permissions and Generate Token to set `accessRole`. An unknown user, or a role change for a user who is not a member at that level, gets `success: false` inside the successful response.',
   data: ZUpdateUsersData,
   result: resultOf(ZUserOutcomes),
+  // A profile change only: without organizationId no role changes.
+  example: {
+    data: { users: [{ userId: 'user-ada', photoUrl: 'https://example.com/avatars/ada.png' }] },
+    result: { status: 'success', message: 'Users updated.', data: { 'user-ada': { success: true, id: 'user-ada', message: 'User updated.' } } },
+  },
 });

@@ -14,4 +14,8 @@ export const getEmailVerificationStatus = operation({
   rateLimit: 'emailStatus',
   data: ZGetEmailVerificationStatusData,
   result: resultOf(z.object({ verified: z.boolean() })),
+  example: {
+    data: { ownerEmail: 'owner@example.com' },
+    result: { status: 'success', message: 'Email verified. The workspace is active and any expired API keys were reactivated.', data: { verified: true } },
+  },
 });

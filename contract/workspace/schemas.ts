@@ -47,6 +47,25 @@ export const ZEmailConfig = named('EmailConfig', z.object({
 }));
 export type TEmailConfig = z.infer<typeof ZEmailConfig>;
 
+/** A placeholder in the shape of the delivery provider's keys (SendGrid's `SG.<id>.<secret>`). */
+export const EXAMPLE_PROVIDER_KEY = 'SG.EXAMPLE_KEY_ID.EXAMPLE_KEY_SECRET';
+
+/**
+ * The example config of Update and Get Email Config: sending through the
+ * delivery provider, with the triggers that enabling seeded and the provider
+ * key masked.
+ */
+export const EXAMPLE_EMAIL_CONFIG: TEmailConfig = {
+  useEmailService: true,
+  emailServiceConfig: {
+    type: 'thirdparty',
+    apiKey: `${MASKED_KEY_PREFIX}${EXAMPLE_PROVIDER_KEY.slice(-4)}`,
+    fromEmail: 'notifications@example.com',
+    fromCompany: 'Acme Inc.',
+    triggers: { ...EMAIL_DEFAULT_TRIGGERS },
+  },
+};
+
 export const ZPermissionProviderConfig = named('PermissionProviderConfig', z.object({
   usePermissionProvider: z.boolean(),
   permissionProviderConfig: z.object({
@@ -55,3 +74,12 @@ export const ZPermissionProviderConfig = named('PermissionProviderConfig', z.obj
   }),
 }));
 export type TPermissionProviderConfig = z.infer<typeof ZPermissionProviderConfig>;
+
+/** The example config of Update and Get Permission Provider Config. */
+export const EXAMPLE_PERMISSION_PROVIDER_CONFIG: TPermissionProviderConfig = {
+  usePermissionProvider: true,
+  permissionProviderConfig: {
+    permissionProviderUrl: 'https://permissions.example.com/collab/check',
+    authToken: 'EXAMPLE-provider-token-replace-me',
+  },
+};

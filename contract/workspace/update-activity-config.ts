@@ -39,4 +39,13 @@ export const updateActivityConfig = operation({
       path: ['isEnabled'],
     }),
   result: resultOf(ZGetActivityConfigResult),
+  // Logging on, reactions left out; the result is the stored config after the merge.
+  example: {
+    data: { isEnabled: true, triggers: { reaction: { added: false, deleted: false } } },
+    result: {
+      status: 'success',
+      message: 'Activity config updated successfully.',
+      data: { activityServiceConfig: { isEnabled: true, triggers: { reaction: { added: false, deleted: false } } } },
+    },
+  },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
-import { EMAIL_DEFAULT_TRIGGERS, MASKED_KEY_PREFIX, ZEmailConfig, ZEmailServiceType } from './schemas.js';
+import { EMAIL_DEFAULT_TRIGGERS, EXAMPLE_EMAIL_CONFIG, EXAMPLE_PROVIDER_KEY, MASKED_KEY_PREFIX, ZEmailConfig, ZEmailServiceType } from './schemas.js';
 
 /** Trigger keys per config: the event types there are, with room for custom and future ones. */
 export const MAX_EMAIL_TRIGGERS = 64;
@@ -60,4 +60,12 @@ export const updateEmailConfig = operation({
       path: ['useEmailService'],
     }),
   result: resultOf(ZEmailConfig),
+  // Enabling a never-configured application: the default triggers are seeded, then the request applies over them.
+  example: {
+    data: {
+      useEmailService: true,
+      emailServiceConfig: { type: 'thirdparty', apiKey: EXAMPLE_PROVIDER_KEY, fromEmail: 'notifications@example.com', fromCompany: 'Acme Inc.' },
+    },
+    result: { status: 'success', message: 'Email config updated successfully.', data: EXAMPLE_EMAIL_CONFIG },
+  },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
-import { ZPermissionProviderConfig } from './schemas.js';
+import { EXAMPLE_PERMISSION_PROVIDER_CONFIG, ZPermissionProviderConfig } from './schemas.js';
 
 export const updatePermissionProviderConfig = operation({
   path: '/v2/workspace/permissionproviderconfig/update',
@@ -24,4 +24,8 @@ export const updatePermissionProviderConfig = operation({
       path: ['usePermissionProvider'],
     }),
   result: resultOf(ZPermissionProviderConfig),
+  example: {
+    data: EXAMPLE_PERMISSION_PROVIDER_CONFIG,
+    result: { status: 'success', message: 'Permission provider config updated successfully.', data: EXAMPLE_PERMISSION_PROVIDER_CONFIG },
+  },
 });
