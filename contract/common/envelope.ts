@@ -64,7 +64,7 @@ export interface OperationMeta {
   /** The error envelope carries `code`, the HTTP status (Get All User Data); read by the one error handler. */
   numericErrorCode?: true;
   /** A request and its success response, shown in the OpenAPI document and the API reference at /docs. */
-  example?: OperationExample;
+  example: OperationExample;
 }
 
 /** `data` of a request and `result` of its success envelope; typed by the operation's own schemas. */
@@ -88,12 +88,11 @@ export function operation<const P extends string, D extends z.ZodTypeAny, R exte
   numericErrorCode?: true;
   data: D;
   result: R;
-  /** Checked twice: by the compiler against these types, and by test/contract/examples.test.ts against the schemas' refinements. */
-  example?: OperationExample<z.input<D>, ResultEnvelopeOf<R>>;
+  /** Required: the API reference shows it. Checked twice: by the compiler against these types, and by test/contract/examples.test.ts against the schemas' refinements. */
+  example: OperationExample<z.input<D>, ResultEnvelopeOf<R>>;
 }) {
-  const metadata: OperationMeta = { auth: def.auth ?? 'application', rateLimit: def.rateLimit ?? 'standard' };
+  const metadata: OperationMeta = { auth: def.auth ?? 'application', rateLimit: def.rateLimit ?? 'standard', example: def.example };
   if (def.numericErrorCode) metadata.numericErrorCode = true;
-  if (def.example) metadata.example = def.example;
   return {
     method: 'POST' as const,
     path: def.path,

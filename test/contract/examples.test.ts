@@ -8,15 +8,20 @@ function routes(node: Record<string, any>): Array<[string, any]> {
   return Object.entries(node).flatMap(([key, value]) => (value.method ? [[key, value] as [string, any]] : routes(value)));
 }
 
-const withExamples = routes(contract).filter(([, route]) => (route.metadata as OperationMeta).example !== undefined);
+const withExamples = routes(contract);
 
 /**
  * The compiler checks an example's shape against the operation's types; the
  * schemas' refinements (ID patterns, lengths, cross-field rules) only run here.
  */
 describe('operation examples', () => {
+  it('exist for every operation (the compiler requires them; this guards a route built without operation())', () => {
+    const missing = withExamples.filter(([, route]) => (route.metadata as OperationMeta).example === undefined).map(([name]) => name);
+    expect(missing).toEqual([]);
+  });
+
   it.each(withExamples)('%s: the request example is a valid request and the result example a valid success envelope', (_name, route) => {
-    const { example } = route.metadata as Required<OperationMeta>;
+    const { example } = route.metadata as OperationMeta;
     const request = route.body.safeParse({ data: example.data });
     expect(request.success, JSON.stringify(request.error?.issues)).toBe(true);
     const response = route.responses[200].safeParse({ result: example.result });
@@ -24,7 +29,7 @@ describe('operation examples', () => {
   });
 
   it.each(withExamples)('%s: the OpenAPI document shows both examples', (_name, route) => {
-    const { example } = route.metadata as Required<OperationMeta>;
+    const { example } = route.metadata as OperationMeta;
     const op = doc.paths[route.path].post;
     expect(op.requestBody.content['application/json'].example).toEqual({ data: example.data });
     expect(op.responses['200'].content['application/json'].example).toEqual({ result: example.result });
