@@ -76,7 +76,7 @@ export const addActivities = operation({
           targetEntityId: 'doc-q3-plan',
           displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
           displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
-          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
           timestamp: 1773224142913,
         },
       ],

@@ -44,7 +44,7 @@ export const updateActivity = operation({
         targetEntityId: 'doc-q3-plan',
         displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}} ({{pages}} pages)',
         displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF', pages: 12 },
-        metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+        metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
         timestamp: 1773224142913,
       },
     },

@@ -43,11 +43,11 @@ export const getNotificationConfig = operation({
       data: [
         {
           config: { inbox: 'MINE', email: 'ALL', slack: 'NONE' },
-          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', userId: 'user-grace' },
+          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', userId: 'user-grace' },
         },
         {
           config: { inbox: 'MINE', email: 'MINE', slack: 'NONE' },
-          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-roadmap', userId: 'user-grace' },
+          metadata: { organizationId: 'org-acme', apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-roadmap', userId: 'user-grace' },
         },
       ],
     },

@@ -32,7 +32,7 @@ export const getRecordings = operation({
           annotationId: 'rec_01KKHF5DYZ8Z7QFV04QCPF13YX',
           recordingType: 'screen',
           mode: 'floating',
-          metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
           recordedTime: { duration: 95400, display: '00:01:35' },
           displayName: 'Walkthrough of the Q3 budget',
           from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },

@@ -138,7 +138,7 @@ export const getAllUserData = operation({
               actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
               recipientUser: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
             },
-            metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
+            metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
             notifyUsers: { 'grace@example.com': true },
             notifyUsersByUserId: { 'user-grace': true },
             readByUserIds: {},

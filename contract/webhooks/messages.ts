@@ -57,7 +57,7 @@ export const getWebhookMessages = operation({
             },
             webhookId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
             timestamp: 1773656122307,
-            metadata: { apiKey: 'ak_EXAMPLE-acme-application-key-001', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+            metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
           },
         },
       ],
