@@ -27,6 +27,7 @@ import { authenticate } from './http/authenticate.js';
 import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation } from './http/operation.js';
+import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { httpLogger } from './http/logging.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
@@ -51,6 +52,8 @@ export function createApp(deps: AppDeps): Express {
   // Before authentication and the POST-only rule: probes carry no credentials.
   app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl) }));
   app.use(helmet());
+  // The API reference: public GETs like the probes, with its own content security policy.
+  app.use(docsRoutes());
 
   // Who is calling is settled from method, path and headers before the body is
   // read: an anonymous client must not make us inflate and parse up to

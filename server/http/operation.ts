@@ -51,7 +51,8 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
   return [router, rest];
 }
 
-function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+/** Whether the request carries a body, judged from its headers alone (nothing is read). */
+export function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

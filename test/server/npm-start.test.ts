@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +52,12 @@ describe('npm start', () => {
       });
       expect(serverPid).not.toBe(npm.pid);
       expect(await accepts(port)).toBe(true);
+      // The built server finds the checked-in document and the Redoc bundle from dist/, as tsx does from server/.
+      const document = await fetch(`http://127.0.0.1:${port}/openapi.json`);
+      expect(await document.text()).toBe(readFileSync(join(import.meta.dirname, '..', '..', 'openapi', 'openapi.json'), 'utf8'));
+      const page = await (await fetch(`http://127.0.0.1:${port}/docs`)).text();
+      const bundle = /<script src="([^"]+)">/.exec(page)?.[1] ?? '(no script in /docs)';
+      expect((await fetch(`http://127.0.0.1:${port}${bundle}`)).status).toBe(200);
 
       const exited = once(npm, 'exit');
       npm.kill('SIGTERM');
