@@ -93,7 +93,7 @@ function renderPage(title: string): string {
 <link rel="icon" href="data:,">
 </head>
 <body>
-<redoc spec-url="/openapi.json"></redoc>
+<redoc spec-url="/openapi.json" json-sample-expand-level="all" path-in-middle-panel="true"></redoc>
 <script src="${DOCS_BUNDLE_URL}"></script>
 </body>
 </html>
