@@ -30,6 +30,7 @@ import { matchOperation } from './http/operation.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { httpLogger } from './http/logging.js';
+import { metricsRoute, requestMetrics } from './http/metrics.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
 import type { Services } from './services.js';
 
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(httpLogger(deps.logger));
+  app.use(requestMetrics(deps.services.metrics));
   // Before authentication and the POST-only rule: probes carry no credentials.
   app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl) }));
   app.use(helmet());
@@ -81,6 +83,8 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(limits.afterParse);
 
+  // Prometheus scrapes: no API credentials, no rate limit, not in the access log (see server/http/metrics.ts).
+  app.get('/metrics', metricsRoute(deps.services.metrics, deps.config.metricsToken));
   // The GETs: token verifiers (the real-time layer, a customer's backend) fetch the public keys here,
   // every application's, or one application's by its audience (see applicationAudience).
   app.get('/.well-known/jwks.json', (_req, res, next) => {

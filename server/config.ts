@@ -28,6 +28,8 @@ export interface Config {
   ai: AiConfig;
   /** Applications whose judgment search index a process keeps in memory for Suggest Decision (least recently used out first). */
   memoryIndexApplications: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port. */
+  metricsToken: string | undefined;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOutputTokens: intFrom(env, 'AI_MAX_OUTPUT_TOKENS', 4096, 1, 1_000_000),
     },
     memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),
+    metricsToken: metricsTokenFrom(env),
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
@@ -237,6 +240,20 @@ function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
   }
   if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
     throw new ConfigError('SMTP_URL is not a valid SMTP URL (expected smtp://user:password@host:587 or smtps://user:password@host:465; the value is not shown as it may hold a password)');
+  }
+  return raw;
+}
+
+/**
+ * METRICS_TOKEN, checked; messages never repeat it. It travels in an
+ * Authorization header (visible ASCII, no spaces) and guards a page anyone
+ * who reaches the port could read, so a short one is refused.
+ */
+function metricsTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7e]{16,1024}$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 1024 visible ASCII characters without spaces, e.g. from `openssl rand -hex 32` (the value is not shown)');
   }
   return raw;
 }

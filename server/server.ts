@@ -11,6 +11,7 @@ import { createLogger } from './http/logging.js';
 import { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
+import { createMetrics } from './platform/metrics.js';
 import { localFanout, redisFanout, type Fanout } from './realtime/fanout.js';
 import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
 import { createServices, type CoreDeps, type Services } from './services.js';
@@ -35,6 +36,7 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
+  /** Made with createLogger's options (REQUEST_FIELDS in server/http/logging.ts), or its lines carry no request ID and operation. */
   logger?: Logger;
   /** Test seams: a clock the test moves, a shared rate-limit store, lower agent caps. */
   overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits'] };
@@ -67,6 +69,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       agentLimits: options.overrides?.agentLimits,
       fanout,
       presenceDirectory,
+      metrics: createMetrics({ processMetrics: true }),
     });
     const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor });
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Db } from './db/client.js';
+import { poolOfClient, type Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';
 import { PROJECTED_EVENT_TYPES } from '../contract/activities/triggers.js';
 import { createFeatureGate } from './domains/accounts/features.js';
@@ -37,6 +37,7 @@ import { createPageTokens } from './lib/page-token.js';
 import { createEventBus } from './platform/events.js';
 import { eventsOwnedData } from './platform/events-owned-data.js';
 import { createJobs } from './platform/jobs.js';
+import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createOwnedDataRegistry } from './platform/owned-data.js';
 import { createConnectionAccess } from './realtime/connection-access.js';
 import { localFanout, type Fanout } from './realtime/fanout.js';
@@ -85,6 +86,8 @@ export interface CoreDeps {
   clock: Clock;
   /** Test seam: lower per-application caps on custom agents and agent groups (defaults: the contract's). */
   agentLimits?: AgentLimits;
+  /** Where the services record their metrics (the HTTP server serves them); default: an instance nobody reads (the CLI). */
+  metrics?: Metrics;
 }
 
 /**
@@ -94,6 +97,7 @@ export interface CoreDeps {
  */
 export function createServices(deps: CoreDeps) {
   const { config, db, uow, sealer, logger, clock } = deps;
+  const metrics = deps.metrics ?? createMetrics();
   const ids = createIds(clock);
   const events = createEventBus({ db, uow, ids, clock });
   const jobs = createJobs({ db, uow, ids, clock, log: logger, pollMs: config.jobPollMs });
@@ -204,6 +208,7 @@ export function createServices(deps: CoreDeps) {
     apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     allowPrivateUrls: config.allowPrivateUrls,
     options: config.webhooks,
+    metrics,
   });
   const webhookMessages = createWebhookMessages({
     db,
@@ -259,7 +264,19 @@ export function createServices(deps: CoreDeps) {
   const agents = createAgentsService({ repo: agentsRepo, uow, secrets: createAgentSecrets(sealer), pageTokens, ids, clock, limits: deps.agentLimits });
   const agentGroups = createAgentGroups({ repo: agentsRepo, uow, ids, clock, limits: deps.agentLimits });
 
+  // Gauges read at scrape time, each from the module that owns the state.
+  metrics.watch(
+    {
+      jobs: () => jobs.queueStats(),
+      webhookBacklog: () => webhookDispatcher.backlog(),
+      pool: () => poolOfClient(db),
+      realtime: () => realtime.stats(),
+    },
+    logger,
+  );
+
   return {
+    metrics,
     ai,
     judgmentIndexes,
     memory,

@@ -3,8 +3,10 @@ import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { gatedSqlite } from './sqlite-gate.js';
 import { ConfigError } from '../config.js';
+import type { PoolStats } from '../platform/metrics.js';
 
 export type Provider = 'sqlite' | 'postgresql';
 
@@ -46,14 +48,38 @@ export function prepareSqliteFile(databaseUrl: string): string {
   return path;
 }
 
+/** A database URL's driver adapter factory, and the state of its connections (for the metrics). */
+export interface Driver {
+  factory: SqlDriverAdapterFactory;
+  pool(): PoolStats;
+}
+
 /**
- * The driver adapter factory for a database URL. SQLite gets a busy timeout
- * so concurrent writers queue instead of failing (WAL is switched on by the
- * client, see client.ts).
+ * The driver for a database URL. SQLite gets a busy timeout so concurrent
+ * writers queue instead of failing (WAL is switched on by the client, see
+ * client.ts). PostgreSQL's pool is made here rather than by the adapter, so
+ * its counts can be read (the adapter keeps its own pool out of reach); the
+ * adapter still ends it on disconnect.
  */
-export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
+export function driverFor(databaseUrl: string): Driver {
   if (providerOf(databaseUrl) === 'sqlite') {
-    return gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 5000 }));
+    const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 5000 }));
+    return {
+      factory: gated,
+      pool: () => {
+        const gate = gated.gate();
+        const open = gate.connected ? 1 : 0;
+        return { open, idle: gate.held ? 0 : open, waiting: gate.waiting, max: 1 };
+      },
+    };
   }
-  return new PrismaPg({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  return {
+    factory: new PrismaPg(pool, { disposeExternalPool: true }),
+    pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+  };
+}
+
+export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
+  return driverFor(databaseUrl).factory;
 }

@@ -1,6 +1,7 @@
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client.js';
-import { adapterFactoryFor, providerOf, type Provider } from './adapter.js';
+import type { PoolStats } from '../platform/metrics.js';
+import { driverFor, providerOf, type Provider } from './adapter.js';
 import { transactional, type UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -17,13 +18,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// Which database a client talks to, for the few statements written per dialect (db/bulk.ts).
-const providers = new WeakMap<object, Provider>();
+// Which database a client talks to, for the few statements written per dialect (db/bulk.ts),
+// and the state of its connections, for the metrics.
+const clients = new WeakMap<object, { provider: Provider; pool: () => PoolStats }>();
+
+function clientOf(db: Db) {
+  const client = clients.get(db);
+  if (client === undefined) throw new Error('not a client made by openDatabase');
+  return client;
+}
 
 export function providerOfClient(db: Db): Provider {
-  const provider = providers.get(db);
-  if (provider === undefined) throw new Error('not a client made by openDatabase');
-  return provider;
+  return clientOf(db).provider;
+}
+
+export function poolOfClient(db: Db): PoolStats {
+  return clientOf(db).pool();
 }
 
 export interface OpenOptions {
@@ -33,7 +43,8 @@ export interface OpenOptions {
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
-  const adapter = adapterFactoryFor(databaseUrl);
+  const driver = driverFor(databaseUrl);
+  const adapter = driver.factory;
   const root =
     provider === 'sqlite'
       ? new SqliteClient({ adapter })
@@ -50,6 +61,6 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
     root,
     options.onEffectError ?? ((error) => process.emitWarning(`after-commit effect failed: ${error instanceof Error ? error.message : String(error)}`)),
   );
-  providers.set(db, provider);
+  clients.set(db, { provider, pool: driver.pool });
   return { db, uow, provider, close: () => root.$disconnect() };
 }

@@ -10,18 +10,27 @@ import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuer
  * the rest wait for it. better-sqlite3 runs each statement synchronously, so
  * holding the gate per statement costs no concurrency that SQLite had.
  */
-export function gatedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+export function gatedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory & { gate(): GateState } {
+  let line: FifoLock | undefined;
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
     async connect() {
-      return gate(await factory.connect());
+      line = new FifoLock();
+      return gate(await factory.connect(), line);
     },
+    gate: () => ({ connected: line !== undefined, held: line?.held ?? false, waiting: line?.waiting ?? 0 }),
   };
 }
 
-function gate(inner: SqlDriverAdapter): SqlDriverAdapter {
-  const line = new FifoLock();
+/** The gate of the connection, for the metrics: whether a statement or transaction holds it, and how many wait. */
+export interface GateState {
+  connected: boolean;
+  held: boolean;
+  waiting: number;
+}
+
+function gate(inner: SqlDriverAdapter, line: FifoLock): SqlDriverAdapter {
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     const release = await line.acquire();
     try {
@@ -75,6 +84,14 @@ function gate(inner: SqlDriverAdapter): SqlDriverAdapter {
 class FifoLock {
   #held = false;
   readonly #waiting: Array<() => void> = [];
+
+  get held(): boolean {
+    return this.#held;
+  }
+
+  get waiting(): number {
+    return this.#waiting.length;
+  }
 
   acquire(): Promise<() => void> {
     if (!this.#held) {

@@ -7,8 +7,19 @@ import { AppError } from '../lib/app-error.js';
 import { isMissingRow, isTransactionContention } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES, NonFiniteNumberInBody, ProtoKeyInBody } from './body-strings.js';
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** The status of the error envelope sent, for the request metrics (two statuses share an HTTP code). */
+      errorStatus?: ErrorStatus;
+    }
+  }
+}
+
 export function sendError(res: Response, status: ErrorStatus, message: string, details?: unknown): void {
   const http = ERROR_STATUS_HTTP[status];
+  res.locals.errorStatus = status;
   // Every error of a matched operation passes here, from authentication and rate limits to the
   // handler, so an operation whose envelope carries the numeric code has it on all of them.
   const code = (res.req.operation?.metadata as OperationMeta | undefined)?.numericErrorCode ? { code: http } : {};

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { type DestinationStream, type Logger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
+import type { RequestHandler } from 'express';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pinoHttp } from 'pino-http';
 import { requestId } from './request-id.js';
 
 /** The credential headers of the API; their values never reach a log line. */
@@ -21,33 +23,87 @@ export const REDACT_PATHS = CREDENTIAL_HEADERS.flatMap((name) => [
 
 const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
 
-/** The process logger (JSON lines on stdout unless a destination is given). */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return destination ? pino({ level, redact }, destination) : pino({ level, redact });
+/** What every line logged while serving a request says about it. */
+interface RequestFields {
+  reqId: unknown;
+  /** The contract's operationId, once known (see nameOperation). */
+  operation?: string;
 }
 
-/** Probes every few seconds would drown the request log. */
-const UNLOGGED_PATHS = new Set(['/healthz', '/readyz']);
+/**
+ * The request being served, for every line logged while serving it: set once
+ * per request (see httpLogger) and read by the logger's mixin, so services,
+ * the unit of work and the webhook projection log without a request
+ * parameter and still say which request and operation a line belongs to.
+ * It holds two strings, not the request: whatever outlives the request in its
+ * context (a timer, a pooled connection) keeps only these alive.
+ */
+const requestContext = new AsyncLocalStorage<RequestFields>();
+
+/** Names the operation of the request being served, for the rest of its lines (http/operation.ts, once it is matched). */
+export function nameOperation(operationId: string): void {
+  const fields = requestContext.getStore();
+  if (fields !== undefined) fields.operation = operationId;
+}
+
+/** `reqId` and `operation` of the request being served; nothing outside a request. */
+function requestFields(): object {
+  const fields = requestContext.getStore();
+  // A fresh object each time: pino merges the line's own fields into it.
+  return fields === undefined ? {} : { reqId: fields.reqId, operation: fields.operation };
+}
+
+/**
+ * What every logger of the server is made with: the request fields on each
+ * line. A logger handed to startServer from elsewhere (tests, an embedding
+ * application) needs them too, or its lines carry no request ID.
+ */
+export const REQUEST_FIELDS: Pick<LoggerOptions, 'mixin'> = { mixin: requestFields };
+
+/** The process logger (JSON lines on stdout unless a destination is given). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = { level, redact, ...REQUEST_FIELDS };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Probes every few seconds and metric scrapes would drown the request log and the request metrics. */
+export const UNTRACKED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+type LoggedRequest = IncomingMessage & { id?: unknown; operationId?: string };
+
+/** The access line's own fields: its request, whatever async context its response ends in. */
+const accessFields = (req: LoggedRequest, _res: ServerResponse, fields: object) => ({ reqId: req.id, operation: req.operationId, ...fields });
 
 /**
  * The access log: one line per request with only what operators use (id,
- * method, path, remote address, status, time). Request headers are left out
- * entirely: they carry the credentials, and serializing every header of
- * every request was a measurable cost on the hot path.
+ * operation, method, path, remote address, status, time), and the request
+ * context for every other line logged while serving it. Request headers are
+ * left out entirely: they carry the credentials, and serializing every header
+ * of every request was a measurable cost on the hot path.
  */
-export function httpLogger(logger: Logger): HttpLogger {
-  return pinoHttp({
+export function httpLogger(logger: Logger): RequestHandler[] {
+  const access = pinoHttp({
     logger,
     genReqId: requestId,
-    quietReqLogger: true,
+    // `reqId` and `operation` come from the mixin (or accessFields), not from a child
+    // logger's bindings: a binding and the mixin would write the same key twice.
+    quietReqLogger: false,
     // The logger may come from elsewhere (tests, an embedding app): redact here too.
     redact,
     wrapSerializers: false,
     serializers: {
-      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.socket?.remoteAddress }),
+      req: (req: LoggedRequest) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.socket?.remoteAddress }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
       err: pino.stdSerializers.err,
     },
-    autoLogging: { ignore: (req) => UNLOGGED_PATHS.has(req.url ?? '') },
+    customSuccessObject: accessFields,
+    customErrorObject: (req: LoggedRequest, res: ServerResponse, _error: Error, fields: object) => accessFields(req, res, fields),
+    autoLogging: { ignore: (req) => UNTRACKED_PATHS.has(req.url ?? '') },
   });
+  const enter: RequestHandler = (req, _res, next) => {
+    // pino-http's per-request logger binds the whole request to each line; the request fields come from the context instead.
+    req.log = access.logger;
+    requestContext.run({ reqId: req.id }, next);
+  };
+  return [access, enter];
 }

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { notFoundHandler, sendError } from './error-handler.js';
+import { nameOperation } from './logging.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -8,6 +9,8 @@ declare global {
     interface Request {
       /** The contract operation, found from method and path before the body is read. */
       operation?: AppRoute;
+      /** Its name in the contract, which is its operationId in the OpenAPI document (for logs and metrics). */
+      operationId?: string;
     }
   }
 }
@@ -27,7 +30,7 @@ declare global {
 export function matchOperation(contract: AppRouter): RequestHandler[] {
   const router = Router();
   const register = (node: AppRouter) => {
-    for (const value of Object.values(node)) {
+    for (const [name, value] of Object.entries(node)) {
       if (!isAppRoute(value)) {
         register(value);
         continue;
@@ -35,6 +38,8 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
       const method = value.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       router[method](value.path, (req, _res, next) => {
         req.operation = value;
+        req.operationId = name;
+        nameOperation(name);
         next('router');
       });
     }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -5,6 +6,7 @@ import { providerOfClient, type Db } from '../db/client.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import type { Ids } from '../lib/ids.js';
+import type { JobQueueStats } from './metrics.js';
 
 /**
  * Durable jobs on the application database (SQLite or PostgreSQL alike).
@@ -80,6 +82,8 @@ export interface Jobs {
   start(): void;
   /** Stops polling and waits for the running job to finish. */
   stop(): Promise<void>;
+  /** Unfinished jobs of every kind, for the metrics: one aggregate query. */
+  queueStats(): Promise<JobQueueStats[]>;
 }
 
 interface ClaimedRow {
@@ -103,6 +107,9 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
   let started = false;
   let stopping = false;
   let draining: Promise<number> | undefined;
+  // The worker runs in the async context it was made in, not in that of the request whose commit
+  // woke it: its log lines are not that request's (see server/http/logging.ts).
+  const detached = AsyncResource.bind((work: () => void) => work());
 
   async function claim(): Promise<ClaimedRow | null> {
     const kinds = [...defs.keys()];
@@ -198,17 +205,19 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     if (at >= timerAt) return;
     clearTimeout(timer);
     timerAt = at;
-    timer = setTimeout(() => {
-      timerAt = Number.POSITIVE_INFINITY;
-      jobs.runDue().then(
-        () => schedule(deps.pollMs),
-        (error: unknown) => {
-          deps.log.error({ err: error }, 'job worker poll failed');
-          schedule(deps.pollMs);
-        },
-      );
-    }, delay);
-    timer.unref();
+    detached(() => {
+      timer = setTimeout(() => {
+        timerAt = Number.POSITIVE_INFINITY;
+        jobs.runDue().then(
+          () => schedule(deps.pollMs),
+          (error: unknown) => {
+            deps.log.error({ err: error }, 'job worker poll failed');
+            schedule(deps.pollMs);
+          },
+        );
+      }, delay);
+      timer.unref();
+    });
   }
 
   const jobs: Jobs = {
@@ -282,6 +291,27 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       clearTimeout(timer);
       timerAt = Number.POSITIVE_INFINITY;
       await draining?.catch(() => undefined);
+    },
+
+    async queueStats() {
+      const now = clock.nowMs();
+      const postgres = providerOfClient(db) === 'postgresql';
+      // Served by the (state, runAt) index; unfinished jobs are few next to finished ones.
+      const rows = await db.$queryRawUnsafe<{ kind: string; state: string; count: number | bigint; oldestDue: number | bigint | null }[]>(
+        `SELECT "kind", "state", COUNT(*) AS "count", MIN(CASE WHEN "state" = 'pending' AND "runAt" <= ${postgres ? '$1' : '?'} THEN "runAt" END) AS "oldestDue"
+         FROM "Job" WHERE "state" IN ('pending', 'running') GROUP BY "kind", "state"`,
+        now,
+      );
+      // Every kind this process runs, idle ones at 0, so their series do not vanish between scrapes.
+      const byKind = new Map<string, JobQueueStats>([...defs.keys()].map((kind) => [kind, { kind, pending: 0, running: 0, oldestDueAgeMs: 0 }]));
+      for (const row of rows) {
+        const stats = byKind.get(row.kind) ?? { kind: row.kind, pending: 0, running: 0, oldestDueAgeMs: 0 };
+        byKind.set(row.kind, stats);
+        if (row.state === 'running') stats.running = Number(row.count);
+        else stats.pending = Number(row.count);
+        if (row.oldestDue !== null) stats.oldestDueAgeMs = Math.max(now - Number(row.oldestDue), 0);
+      }
+      return [...byKind.values()];
     },
   };
   return jobs;

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
@@ -127,6 +128,9 @@ export function createRealtimeHub(deps: {
   let closed = false;
   let router: ReturnType<typeof attachSocketRouter> | undefined;
   let accessTimer: NodeJS.Timeout | undefined;
+  // What a REST request sets going on a live document (its debounced save, its release when idle) runs later
+  // on its own: in the hub's async context, so its log lines are not that request's (see server/http/logging.ts).
+  const detached = AsyncResource.bind(<T>(work: () => T): T => work());
 
   /** Verifies a user token and requires it to be this application's. */
   async function claimsFor(apiKeyId: string | null, token: string): Promise<UserTokenClaims> {
@@ -436,7 +440,7 @@ export function createRealtimeHub(deps: {
           await app.peers?.catchUp(document);
           return await work(document, {
             unsaved: () => app.persistence.needsSave(document),
-            applyAfterCommit: (update) => deps.uow.afterCommit(() => app.persistence.applyCommitted(document, update, REST_ORIGIN)),
+            applyAfterCommit: (update) => deps.uow.afterCommit(() => detached(() => app.persistence.applyCommitted(document, update, REST_ORIGIN))),
           });
         } catch (error) {
           if (app.direct.get(name) === held) await held.connection.catch(() => app.direct.delete(name));
@@ -444,7 +448,7 @@ export function createRealtimeHub(deps: {
         } finally {
           held.users -= 1;
           if (held.users === 0 && app.direct.get(name) === held) {
-            held.timer = setTimeout(() => void releaseDirect(app, name), options.restIdleMs);
+            held.timer = detached(() => setTimeout(() => void releaseDirect(app, name), options.restIdleMs));
             held.timer.unref();
           }
         }
@@ -503,15 +507,17 @@ export function createRealtimeHub(deps: {
       deps.uow.afterCommit(() => deps.fanout.publish({ kind: 'evict', apiKeyId, organizationId, documentIds: null }));
     },
 
-    /** Numbers for tests and metrics. */
+    /** Numbers for tests and metrics. `connections` is Hocuspocus's count: WebSocket clients and direct connections. */
     stats() {
       let documents = 0;
       let connections = 0;
+      let directConnections = 0;
       for (const app of apps.values()) {
         documents += app.hocuspocus.getDocumentsCount();
         connections += app.hocuspocus.getConnectionsCount();
+        for (const document of app.hocuspocus.documents.values()) directConnections += document.directConnectionsCount;
       }
-      return { applications: apps.size, documents, connections };
+      return { applications: apps.size, documents, connections, websocketConnections: connections - directConnections, directConnections };
     },
 
     /** Runs the periodic access check now (tests). */

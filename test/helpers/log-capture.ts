@@ -1,6 +1,8 @@
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { REQUEST_FIELDS } from '../../server/http/logging.js';
 
 // Every test server logs to a file per worker process under one directory
 // made by test/global-setup.ts; every credential the suite creates is
@@ -9,20 +11,38 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 const SECRETS_PREFIX = 'secrets-';
 const LOG_PREFIX = 'server-';
 
-export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT', 'webhook signing secret'] as const;
+export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT', 'webhook signing secret', 'metrics token'] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
 function logDir(): string | undefined {
   return process.env.COLLAB_TEST_LOG_DIR;
 }
 
-/** The test server's logger: at debug, so every request line is written (also to `also`, for a test that reads its own lines). */
+/**
+ * The test server's logger: at debug, so every request line is written (also to `also`, for a test that reads its own
+ * lines), with the request fields of the process logger (not its redaction: the scan must see what the server itself logs).
+ */
 export function captureLogger(also?: DestinationStream): Logger {
   const dir = logDir();
   const file = dir ? pino.destination({ dest: join(dir, `${LOG_PREFIX}${process.pid}.log`), sync: true, append: true }) : undefined;
   const streams = [file, also].filter((stream): stream is DestinationStream => stream !== undefined);
   if (streams.length === 0) return pino({ level: 'silent' });
-  return pino({ level: 'debug' }, streams.length === 1 ? streams[0] : pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))));
+  return pino(
+    { level: 'debug', ...REQUEST_FIELDS },
+    streams.length === 1 ? streams[0] : pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))),
+  );
+}
+
+/** The test servers' logger (the end-of-run log scan reads its file) that also writes into an array. */
+export function memoryLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
+      done();
+    },
+  });
+  return { logger: captureLogger(stream), lines };
 }
 
 // Credentials the service issues are 30+ random characters. Shorter values are

@@ -2,6 +2,7 @@
 // is set): enqueue joins the unit of work, claims are exclusive, failures retry
 // with backoff and then fail with a reason, and a job whose worker died is
 // resumed by another once the lease runs out. Time moves only by a test clock.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -225,5 +226,23 @@ describe(`durable jobs (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite
     const jobs = worker();
     const def = jobs.define({ kind: 'typed', payload: Payload, run: async () => null });
     await expect(jobs.enqueue(def, { n: 'x' } as unknown as { n: number })).rejects.toThrow();
+  });
+
+  it('runs a job woken by the commit of a request in the async context of the worker, not of that request', async () => {
+    const jobs = createJobs({ db: database.db, uow: database.uow, ids: createIds(clock), clock, log, pollMs: 3_600_000 });
+    const request = new AsyncLocalStorage<string>();
+    let ran!: (store: string | undefined) => void;
+    const seen = new Promise<string | undefined>((resolve) => (ran = resolve));
+    const def = jobs.define({ kind: 'context', payload: Payload, run: async () => ran(request.getStore()) });
+    jobs.start();
+    try {
+      // The first poll runs and finds nothing; the next is an hour away, so only the commit below wakes the worker.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await jobs.runDue();
+      await request.run('request-1', () => database.uow.run(() => jobs.enqueue(def, { n: 1 })));
+      expect(await seen).toBeUndefined();
+    } finally {
+      await jobs.stop();
+    }
   });
 });

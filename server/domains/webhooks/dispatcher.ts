@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { RESPONSE_EXCERPT_CHARS } from '../../../contract/webhooks/schemas.js';
@@ -10,6 +11,7 @@ import type { Sealer } from '../../lib/crypto.js';
 import type { Ids } from '../../lib/ids.js';
 import { guardedAgent, OutboundError, postBytes, type PostBytesResult } from '../../lib/outbound-http.js';
 import type { EventBus } from '../../platform/events.js';
+import type { WebhookBacklogStats, WebhookMetrics, WebhookOutcome } from '../../platform/metrics.js';
 import { withApiKey } from './messages.js';
 import { signatureHeader } from './secrets.js';
 
@@ -60,6 +62,8 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
   /** Deletes messages and events past their retention (also run hourly by the poll). */
   prune(): Promise<number>;
+  /** Deliveries still to be made, for the metrics: one aggregate query. */
+  backlog(): Promise<WebhookBacklogStats>;
 }
 
 interface Claimed {
@@ -87,7 +91,7 @@ interface Work {
     /** Unix ms. */
     previousSecretUntil: number | null;
   };
-  message: { body: string; eventType: string; apiKeyId: string; organizationId: string | null; documentId: string | null };
+  message: { body: string; eventType: string; apiKeyId: string; organizationId: string | null; documentId: string | null; createdAt: number };
 }
 
 type Outcome =
@@ -117,6 +121,7 @@ export function createWebhookDispatcher(deps: {
   apiKeyOf(apiKeyId: string): Promise<string>;
   allowPrivateUrls: boolean;
   options: WebhookConfig;
+  metrics: WebhookMetrics;
 }): WebhookDispatcher {
   const { db, clock, options } = deps;
   const owner = `whd_${randomBytes(8).toString('hex')}`;
@@ -137,6 +142,9 @@ export function createWebhookDispatcher(deps: {
   let pumpAgain = false;
   let pruning: Promise<unknown> | undefined;
   let lastPrune = 0;
+  // Deliveries run in the async context the dispatcher was made in, not in that of the request
+  // whose commit woke it: their log lines are not that request's (see server/http/logging.ts).
+  const detached = AsyncResource.bind((work: () => void) => work());
 
   /**
    * Connections per endpoint, never shared with another endpoint (nor
@@ -244,10 +252,11 @@ export function createWebhookDispatcher(deps: {
         apiKeyId: string;
         organizationId: string | null;
         documentId: string | null;
+        createdAt: number | bigint;
       }[]
     >(
       `SELECT d."id", e."url", e."disabled", e."rateLimit", e."secretSealed", e."previousSecretSealed", e."previousSecretUntil",
-              m."body", m."eventType", m."apiKeyId", m."organizationId", m."documentId"
+              m."body", m."eventType", m."apiKeyId", m."organizationId", m."documentId", m."createdAt"
        FROM "WebhookDelivery" d
        JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
        JOIN "WebhookMessage" m ON m."id" = d."messageId"
@@ -270,7 +279,14 @@ export function createWebhookDispatcher(deps: {
             previousSecretSealed: x.previousSecretSealed,
             previousSecretUntil: x.previousSecretUntil === null ? null : Number(x.previousSecretUntil),
           },
-          message: { body: x.body, eventType: x.eventType, apiKeyId: x.apiKeyId, organizationId: x.organizationId, documentId: x.documentId },
+          message: {
+            body: x.body,
+            eventType: x.eventType,
+            apiKeyId: x.apiKeyId,
+            organizationId: x.organizationId,
+            documentId: x.documentId,
+            createdAt: Number(x.createdAt),
+          },
         },
       ];
     });
@@ -285,6 +301,7 @@ export function createWebhookDispatcher(deps: {
       });
       // Resent meanwhile: its own count and schedule stand; only the lease goes.
       if (count === 0) await unlease(row);
+      deps.metrics.recordDelivery('deferred');
     }
   }
 
@@ -381,6 +398,7 @@ export function createWebhookDispatcher(deps: {
       }
       if (state === 'failed') await reportExhausted(row, message, Number(row.attempts) - 1, null);
     });
+    deps.metrics.recordDelivery(state === 'canceled' ? 'canceled' : 'failed_final');
   }
 
   /** `message.attempt.exhausted`, in the caller's unit of work; never about a report itself (no loops). */
@@ -479,6 +497,10 @@ export function createWebhookDispatcher(deps: {
       }
       if (exhausted && count === 1) await reportExhausted(row, message, tries, outcome.status);
     });
+    // Counted once recorded: a try whose recording failed counts as unrecorded (see launch).
+    const result: WebhookOutcome = !failed ? 'delivered' : exhausted ? 'failed_final' : 'failed_retrying';
+    // A manual resend's lag would be the age of the message it resends, not a delay of the pipeline.
+    deps.metrics.recordDelivery(result, result === 'delivered' && !row.manual ? at - message.createdAt : undefined);
   }
 
   function launch(work: Work): Promise<void> {
@@ -489,6 +511,7 @@ export function createWebhookDispatcher(deps: {
     const task = deliver(work)
       .catch((error: unknown) => {
         // The lease runs out and the delivery is tried again: nothing is lost.
+        deps.metrics.recordDelivery('unrecorded');
         deps.log.error({ err: error, deliveryId: row.id }, 'webhook delivery could not be recorded');
       })
       .finally(() => {
@@ -555,7 +578,7 @@ export function createWebhookDispatcher(deps: {
 
   const dispatcher: WebhookDispatcher = {
     wake() {
-      if (started && !stopped) void pump();
+      if (started && !stopped) detached(() => void pump());
     },
 
     async runDue() {
@@ -597,6 +620,22 @@ export function createWebhookDispatcher(deps: {
         pool.https.destroy();
       }
       pools.clear();
+    },
+
+    async backlog() {
+      const now = clock.nowMs();
+      const q = sql();
+      // Served by the (state, nextAttemptAt, id) index.
+      const [row] = await db.$queryRawUnsafe<{ pending: number | bigint; oldestDue: number | bigint | null }[]>(
+        `SELECT COUNT(*) AS "pending",
+                MIN(CASE WHEN "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)} THEN "nextAttemptAt" END) AS "oldestDue"
+         FROM "WebhookDelivery" WHERE "state" = 'pending'`,
+        ...q.params,
+      );
+      return {
+        pending: Number(row?.pending ?? 0),
+        oldestDueAgeMs: row?.oldestDue === null || row?.oldestDue === undefined ? 0 : Math.max(now - Number(row.oldestDue), 0),
+      };
     },
 
     async prune() {

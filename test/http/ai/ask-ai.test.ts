@@ -369,7 +369,8 @@ describe('the provider key stays secret', () => {
     expect(failures.length).toBeGreaterThan(10);
     for (const entry of failures) {
       expect(entry.level).toBe(40);
-      const { level, time, pid, hostname, msg, reqId, ...fields } = entry;
+      const { level, time, pid, hostname, msg, reqId, operation, ...fields } = entry;
+      expect([typeof reqId, operation]).toEqual(['string', 'askAi']);
       expect(Object.keys(fields).sort()).toEqual(Object.keys({ model: 1, status: 1, ...(fields.provider === undefined ? {} : { provider: 1 }) }).sort());
     }
     expect(failures.map((entry) => entry.status)).toEqual(expect.arrayContaining([401, 403, 429, 500, 'timeout', 'unreachable', 'no-key', 'unknown-prefix', 'no-text']));

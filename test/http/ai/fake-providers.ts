@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import type { Logger } from 'pino';
-import { captureLogger } from '../../helpers/log-capture.js';
+
+export { memoryLogger } from '../../helpers/log-capture.js';
 
 /**
  * The three providers as msw sees them: fake hosts that only msw answers, so
@@ -69,14 +68,3 @@ export const anthropicAnswer = (content: unknown[]) =>
     usage: { input_tokens: 10, output_tokens: 3 },
   });
 
-/** The test servers' logger (the end-of-run log scan reads its file) that also writes into an array. */
-export function memoryLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
-      done();
-    },
-  });
-  return { logger: captureLogger(stream), lines };
-}
