@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
 import { repoRoot } from './db/migration-engine.js';
 import { openMigratedDatabase } from './db/startup.js';
+import type { UnitOfWork } from './db/unit-of-work.js';
+import { createDemo } from './demo/create-demo.js';
 import { createLogger } from './http/logging.js';
 import { systemClock } from './lib/clock.js';
 import { AppError } from './lib/app-error.js';
@@ -27,7 +29,7 @@ interface Command {
   summary: string;
   usage: string;
   flags: string[];
-  run(services: Services, flags: Flags): Promise<unknown>;
+  run(services: Services, flags: Flags, context: { config: Config; uow: UnitOfWork }): Promise<unknown>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -82,6 +84,17 @@ const COMMANDS: Record<string, Command> = {
       return signingKeys.rotate(apiKey.id);
     },
   },
+  demo: {
+    summary:
+      'Creates a new workspace filled with sample organizations, documents, users, comments and notifications, in one transaction; prints its credentials, the IDs and curl lines to try.',
+    usage: 'demo [--owner-email E] [--base-url URL]',
+    flags: ['owner-email', 'base-url'],
+    run: (services, f, { config, uow }) => {
+      // Checked before anything is written.
+      const baseUrl = baseUrlOf(f['base-url'], config);
+      return createDemo(services, uow, { ownerEmail: f['owner-email'] || undefined, baseUrl });
+    },
+  },
 };
 
 const DB_COMMANDS: Record<string, { summary: string; usage: string; run(databaseUrl: string): Promise<unknown> }> = {
@@ -108,6 +121,16 @@ const HELP = [
   '',
 ].join('\n');
 
+/** The command that `argv` starts with: two words (`workspace create`) or one (`demo`). */
+function commandNamed<C>(commands: Record<string, C>, argv: string[]): { command: C; words: number } | undefined {
+  for (const words of [2, 1]) {
+    if (argv.length < words) continue;
+    const command = commands[argv.slice(0, words).join(' ')];
+    if (command) return { command, words };
+  }
+  return undefined;
+}
+
 function version(): string {
   return (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -118,11 +141,15 @@ function answerMeta(argv: string[]): CliResult | undefined {
   if (first === '--version' || first === '-v') return { code: 0, stdout: `${version()}\n`, stderr: '' };
   if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) return { code: 0, stdout: HELP, stderr: '' };
   if (first === 'help') {
-    const command = ALL_COMMANDS[rest.join(' ')];
+    const found = rest.length <= 2 ? commandNamed(ALL_COMMANDS, rest) : undefined;
+    const command = found && found.words === rest.length ? found.command : undefined;
     if (!command) return { code: 2, stdout: '', stderr: `error: unknown command "${rest.join(' ')}"; commands:\n${USAGE}\n` };
     return { code: 0, stdout: `usage: ${command.usage}\n${command.summary}\n`, stderr: '' };
   }
-  if (argv.includes('--help') || argv.includes('-h')) return answerMeta(['help', ...argv.filter((a) => !a.startsWith('-')).slice(0, 2)]);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const found = commandNamed(ALL_COMMANDS, argv);
+    return answerMeta(['help', ...(found ? argv.slice(0, found.words) : argv.filter((a) => !a.startsWith('-')).slice(0, 2))]);
+  }
   return undefined;
 }
 
@@ -144,9 +171,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       if (argv.length > 2) throw new UsageError(`unexpected argument "${argv[2]}"; usage: ${dbCommand.usage}`);
       return success(await dbCommand.run(config.databaseUrl));
     }
-    const command = COMMANDS[name];
-    if (!command) throw new UsageError(argv.length === 0 ? `a command is required; commands:\n${USAGE}` : `unknown command "${name}"; commands:\n${USAGE}`);
-    const flags = parseFlags(argv.slice(2), command);
+    const found = commandNamed(COMMANDS, argv);
+    if (!found) throw new UsageError(argv.length === 0 ? `a command is required; commands:\n${USAGE}` : `unknown command "${name}"; commands:\n${USAGE}`);
+    const { command } = found;
+    const flags = parseFlags(argv.slice(found.words), command);
 
     const { database } = await openMigratedDatabase(config.databaseUrl);
     try {
@@ -154,7 +182,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       // Diagnostics only to stderr: stdout carries the one JSON answer.
       const logger = createLogger('silent');
       const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock });
-      return success(await command.run(services, flags));
+      return success(await command.run(services, flags, { config, uow: database.uow }));
     } finally {
       await database.close();
     }
@@ -187,6 +215,29 @@ function need(flags: Flags, name: string): string {
   const value = flags[name];
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/**
+ * Where the demo's curl lines send requests: --base-url, else the address
+ * `npm start` listens on with this environment (PORT, HOST).
+ */
+function baseUrlOf(flag: string | undefined, config: Config): string {
+  if (flag !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(flag);
+    } catch {
+      throw new UsageError(`--base-url must be an http:// or https:// URL (got "${flag}")`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+      throw new UsageError(`--base-url must be an http:// or https:// URL without query or fragment (got "${flag}")`);
+    }
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  }
+  if (config.port === 0) throw new UsageError('PORT=0 makes the server pick its port at start; pass --base-url with the address it printed');
+  // A server bound to every interface is reached on loopback.
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 function bool(value: string, name: string): boolean {
