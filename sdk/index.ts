@@ -1,99 +1,116 @@
-import { initClient, type AppRoute, type AppRouter } from '@ts-rest/core';
-import type { z } from 'zod';
-import { contract, type Contract, type ErrorStatus } from '../contract/index.js';
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { z } from 'zod';
+import { contract, type Contract } from '../contract/index.js';
+import { checkedUrl, createTransport, type Call, type RequestOptions, type RetryOptions } from './transport.js';
 
 export { contract } from '../contract/index.js';
 export type { Contract, ErrorStatus } from '../contract/index.js';
+export { CollabError, CollabNetworkError, CollabResponseError, CollabTimeoutError, UserTokenError, WebhookVerificationError } from './errors.js';
+export type { CallInfo } from './errors.js';
+export type { RequestOptions, RetryOptions } from './transport.js';
+export { applicationAudience, verifyUserToken, type UserTokenClaims, type VerifyUserTokenOptions } from './user-token.js';
+export { isWebhookEvent, verifyWebhook, type EventPayload, type EventType, type WebhookEvent, type WebhookEventOf, type WebhookHeaders } from './webhooks.js';
 
 /** Credentials: the application pair for most operations, the workspace pair for /v2/workspace management. */
 export interface ClientOptions {
+  /** The server's address, e.g. `https://collab.example.com` (a path prefix is kept). */
   baseUrl: string;
   apiKey?: string;
   authToken?: string;
   workspaceId?: string;
   workspaceAuthToken?: string;
-  /** Extra headers sent on every request (e.g. x-request-id). */
+  /** Extra headers sent on every request. */
   headers?: Record<string, string>;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch;
+  /** Per attempt, in ms, until the whole response is read; none by default. A timed-out attempt throws CollabTimeoutError and is not retried. */
+  timeout?: number;
+  /** Retries of UNAVAILABLE, rate-limited and never-connected attempts; see RetryOptions. */
+  retry?: RetryOptions;
 }
 
-/** A failure envelope `{error:{message,status,details}}`, thrown by every method. */
-export class CollabError extends Error {
-  constructor(
-    readonly status: ErrorStatus,
-    message: string,
-    readonly httpStatus: number,
-    readonly details?: unknown,
-  ) {
-    super(message);
-    this.name = 'CollabError';
-  }
+/** The `data` of an operation's request, e.g. `OperationData<Contract['comments']['getComments']>`. */
+export type OperationData<R extends AppRoute> = R extends { body: z.ZodTypeAny } ? z.input<R['body']>['data'] : never;
+/** The `result` of an operation's success response. */
+export type OperationResult<R extends AppRoute> = R['responses'][200] extends z.ZodTypeAny ? z.output<R['responses'][200]>['result'] : never;
+/**
+ * The item type of a paged list: an operation is paged when its result has
+ * `pageToken` beside the `data` array (the contract's pagedResultOf) and its
+ * data takes `pageToken` back.
+ */
+export type PageItem<R extends AppRoute> =
+  OperationResult<R> extends { data: Array<infer Item>; pageToken: string | null } ? ('pageToken' extends keyof OperationData<R> ? Item : never) : never;
+
+type Args<R extends AppRoute> = {} extends OperationData<R>
+  ? [data?: OperationData<R>, options?: RequestOptions]
+  : [data: OperationData<R>, options?: RequestOptions];
+
+/** What a paged operation adds to its method. Both follow `pageToken` until it is null, with the same data and options on every page. */
+export interface Paging<R extends AppRoute> {
+  /** Each page's whole result (`data`, `pageToken`, ...). A `pageToken` in `data` starts there. */
+  pages(...args: Args<R>): AsyncGenerator<OperationResult<R>, void, undefined>;
+  /** Each item of each page, in the server's order. */
+  iterate(...args: Args<R>): AsyncGenerator<PageItem<R>, void, undefined>;
 }
 
-type DataOf<R extends AppRoute> = R extends { body: z.ZodTypeAny } ? z.input<R['body']>['data'] : never;
-type ResultOf<R extends AppRoute> = R['responses'][200] extends z.ZodTypeAny ? z.output<R['responses'][200]>['result'] : never;
+/** One operation: resolves to its `result`; throws CollabError and the other errors of this package. */
+export type Operation<R extends AppRoute> = ((...args: Args<R>) => Promise<OperationResult<R>>) & ([PageItem<R>] extends [never] ? unknown : Paging<R>);
 
 /** One method per operation, grouped like the contract: `client.workspace.getActivityConfig()`. */
 export type Client<R extends AppRouter = Contract> = {
-  [K in keyof R]: R[K] extends AppRoute
-    ? {} extends DataOf<R[K]>
-      ? (data?: DataOf<R[K]>) => Promise<ResultOf<R[K]>>
-      : (data: DataOf<R[K]>) => Promise<ResultOf<R[K]>>
-    : R[K] extends AppRouter
-      ? Client<R[K]>
-      : never;
+  [K in keyof R]: R[K] extends AppRoute ? Operation<R[K]> : R[K] extends AppRouter ? Client<R[K]> : never;
 };
 
-type RawMethod = (args: { body: unknown }) => Promise<{ status: number; body: unknown }>;
+/** The object schema inside zod wrappers (refinements, descriptions), or undefined. */
+function objectShape(schema: unknown): z.ZodRawShape | undefined {
+  let current = schema;
+  while (current instanceof z.ZodEffects) current = current.innerType();
+  return current instanceof z.ZodObject ? (current.shape as z.ZodRawShape) : undefined;
+}
 
-/** The typed client on the contract: returns `result` on success, throws CollabError otherwise. */
+/** The runtime twin of PageItem: read off the route's schemas. */
+function isPaged(route: AppRoute): boolean {
+  const result = objectShape(objectShape(route.responses[200])?.result);
+  const data = objectShape(objectShape('body' in route ? route.body : undefined)?.data);
+  return result?.pageToken !== undefined && result.data instanceof z.ZodArray && data?.pageToken !== undefined;
+}
+
+function paging(call: Call, name: string, route: AppRoute) {
+  async function* pages(data?: unknown, options?: RequestOptions): AsyncGenerator<unknown, void, undefined> {
+    let request = { ...(data as Record<string, unknown> | undefined) };
+    for (;;) {
+      const page = (await call(name, route, request, options)) as { pageToken: string | null };
+      yield page;
+      if (typeof page.pageToken !== 'string') return;
+      request = { ...request, pageToken: page.pageToken };
+    }
+  }
+  async function* iterate(data?: unknown, options?: RequestOptions): AsyncGenerator<unknown, void, undefined> {
+    for await (const page of pages(data, options)) yield* (page as { data: unknown[] }).data;
+  }
+  return { pages, iterate };
+}
+
+function build(router: AppRouter, call: Call, prefix: string): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(router).map(([key, node]) => {
+      if (!isAppRoute(node)) return [key, build(node, call, `${prefix}${key}.`)];
+      const name = `${prefix}${key}`;
+      const method = (data?: unknown, options?: RequestOptions) => call(name, node, data, options);
+      return [key, isPaged(node) ? Object.assign(method, paging(call, name, node)) : method];
+    }),
+  );
+}
+
+/** The typed client on the contract: returns `result` on success, throws CollabError and the other errors of this package otherwise. */
 export function createClient(options: ClientOptions): Client {
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey !== undefined) headers['x-service-api-key'] = options.apiKey;
   if (options.authToken !== undefined) headers['x-service-auth-token'] = options.authToken;
   if (options.workspaceId !== undefined) headers['x-service-workspace-id'] = options.workspaceId;
   if (options.workspaceAuthToken !== undefined) headers['x-service-workspace-auth-token'] = options.workspaceAuthToken;
-  const fetchImpl = options.fetch ?? fetch;
-  const raw = initClient(contract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    baseHeaders: headers,
-    api: async ({ path, method, headers: h, body }) => {
-      const response = await fetchImpl(path, { method, headers: h, body: body as string | undefined });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        // A non-JSON body (e.g. a proxy's error page) is reported below.
-      }
-      return { status: response.status, body: parsed, headers: response.headers };
-    },
-  });
-  return wrap(raw as unknown as Record<string, unknown>) as Client;
-}
-
-function wrap(node: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => {
-      if (typeof value !== 'function') return [key, wrap(value as Record<string, unknown>)];
-      const method = value as RawMethod;
-      return [
-        key,
-        async (data: unknown = {}) => {
-          const { status, body } = await method({ body: { data } });
-          if (status === 200) return (body as { result: unknown }).result;
-          throw toError(status, body);
-        },
-      ];
-    }),
-  );
-}
-
-function toError(httpStatus: number, body: unknown): CollabError {
-  const error = (body as { error?: { status?: ErrorStatus; message?: string; details?: unknown } } | undefined)?.error;
-  if (error?.status && typeof error.message === 'string') return new CollabError(error.status, error.message, httpStatus, error.details);
-  return new CollabError(httpStatus >= 500 ? 'UNAVAILABLE' : 'INTERNAL', `unexpected HTTP ${httpStatus} response`, httpStatus, body);
+  const call = createTransport({ baseUrl: checkedUrl(options.baseUrl, 'baseUrl'), headers, fetch: options.fetch, timeout: options.timeout, retry: options.retry });
+  return build(contract, call, '') as Client;
 }
 
 /** The WebSocket document name of an editor (`<organizationId>/<documentId>/<editorId>`, parts percent-encoded), for the Hocuspocus provider's `name`. */

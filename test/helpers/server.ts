@@ -64,7 +64,8 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     env: fullEnv,
     cli,
     workspace: (email) => cli<WorkspaceCredentials>('workspace', 'create', '--owner-email', email ?? `owner${process.pid}-${++counter}-${Date.now()}@example.com`),
-    client: (c) => createClient({ baseUrl: server.url, ...c, fetch: recordingFetch }),
+    // No retries: tests observe each answer of the server, one request per call.
+    client: (c) => createClient({ baseUrl: server.url, ...c, fetch: recordingFetch, retry: { maxRetries: 0 } }),
     async post(path, body, headers = {}) {
       const response = await fetch(`${server.url}${path}`, {
         method: 'POST',

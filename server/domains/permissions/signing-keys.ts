@@ -1,13 +1,12 @@
-import { exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, SignJWT, type JWK } from 'jose';
 import { randomBytes } from 'node:crypto';
+import { USER_TOKEN_ALGORITHM as ALG, USER_TOKEN_ISSUER as ISSUER, type UserTokenBody, type UserTokenClaims } from '../../../contract/permissions/user-token.js';
 import type { Db } from '../../db/client.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { digest, type Sealer } from '../../lib/crypto.js';
 
 /** User tokens live 48 hours (the specification's JWT lifetime). */
 export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
-const ALG = 'ES256';
-const ISSUER = 'collab-backend';
 // A rotated key is picked up by other processes within this time.
 const ACTIVE_KEY_CACHE_MS = 60_000;
 
@@ -33,23 +32,7 @@ export interface ExpectedApplication {
   audience: string;
 }
 
-/**
- * What the caller of sign() decides: the user and their permissions. Kept apart
- * from JWTPayload, whose index signature would let any object pass as claims.
- */
-export interface UserTokenBody {
-  user: Record<string, unknown> & { userId: string; name: string; email: string; isAdmin: boolean };
-  permissions: {
-    resources: Array<{ type: string; id: string; organizationId?: string; accessRole: string; expiresAt?: number; context?: { accessFields: string[] } }>;
-  };
-}
-
-export interface UserTokenClaims extends JWTPayload, UserTokenBody {
-  /** The application that issued the token (its internal ID, not the API key). */
-  app: string;
-  /** applicationAudience() of that application's API key. */
-  aud: string;
-}
+export type { UserTokenBody, UserTokenClaims };
 
 /**
  * ES256 signing keys, one active per application, generated on first use and
@@ -164,14 +147,15 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
       const row = await db.signingKey.findFirst({ where: { kid, apiKeyId, ...stillPublished() } });
       if (!row) throw new Error("user token is not signed by a published key of this application");
       const publicKey = await importJWK(JSON.parse(row.publicJwk) as JWK, ALG);
-      const { payload } = await jwtVerify(token, publicKey, {
+      // Signed by this application's key, so the payload is what sign() wrote.
+      const { payload } = await jwtVerify<UserTokenClaims>(token, publicKey, {
         algorithms: [ALG],
         issuer: ISSUER,
         audience: expected.audience,
         currentDate: now(),
       });
       if (payload.app !== apiKeyId) throw new Error('user token names another application than its key');
-      return payload as UserTokenClaims;
+      return payload;
     },
   };
 }
