@@ -1,14 +1,14 @@
 // Keeps the README's tables equal to the code they describe: the
 // configuration variables, the status of every operation, the operator CLI's
-// commands, and the real-time client example.
-import { readdirSync, readFileSync } from 'node:fs';
+// commands, the real-time client example, and its links.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { USAGE } from '../../server/cli.js';
 import { loadConfig } from '../../server/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ROOT, codeBlocks, codeSpans, section, tableRows } from './readme.js';
+import { README, ROOT, codeBlocks, codeSpans, section, tableRows } from './readme.js';
 
 const VARIABLE = /^[A-Z][A-Z0-9_]+$/;
 
@@ -115,5 +115,24 @@ describe('Real-time client', () => {
   it('shows examples/realtime-client.mjs as it is', () => {
     const [shown] = codeBlocks(section('Real-time client'), 'js');
     expect(shown).toBe(readFileSync(join(ROOT, 'examples', 'realtime-client.mjs'), 'utf8'));
+  });
+});
+
+describe('Links', () => {
+  const prose = README.replace(/^```[\s\S]*?^```$/gm, '');
+
+  it('lead to a heading of the README (GitHub anchors) or a file of the repository', () => {
+    const anchors = new Set<string>();
+    const seen = new Map<string, number>();
+    for (const [, title] of prose.matchAll(/^#{1,6} (.+)$/gm)) {
+      const slug = title!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+      const n = seen.get(slug) ?? 0;
+      seen.set(slug, n + 1);
+      anchors.add(n === 0 ? slug : `${slug}-${n}`);
+    }
+    const targets = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target));
+    expect(targets.length).toBeGreaterThan(0);
+    const broken = targets.filter((target) => (target.startsWith('#') ? !anchors.has(target.slice(1)) : !existsSync(join(ROOT, target))));
+    expect(broken).toEqual([]);
   });
 });
