@@ -1,0 +1,138 @@
+// Keeps the README's tables equal to the code they describe: the
+// configuration variables, the status of every operation, the operator CLI's
+// commands, the real-time client example, and its links.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract } from '../../contract/index.js';
+import { USAGE } from '../../server/cli.js';
+import { loadConfig } from '../../server/config.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { README, ROOT, codeBlocks, codeSpans, section, tableRows } from './readme.js';
+
+const VARIABLE = /^[A-Z][A-Z0-9_]+$/;
+
+/** Every .ts file under a directory, generated code left out. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The environment variables the server reads: whatever loadConfig asks for, and any `env.NAME` read elsewhere in server/. */
+function variablesRead(): Set<string> {
+  const read = new Set<string>();
+  const recorder = new Proxy({} as NodeJS.ProcessEnv, {
+    get: (_target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(recorder);
+  for (const file of sources(join(ROOT, 'server'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const [, dotted, indexed] of text.matchAll(/\benv\??\.([A-Z][A-Z0-9_]*)\b|\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]/g)) read.add((dotted ?? indexed)!);
+  }
+  return new Set([...read].filter((name) => VARIABLE.test(name)));
+}
+
+interface Operation {
+  path: string;
+  summary: string;
+}
+
+/** The contract's operations: summary → its paths (an alias adds its path to the operation it aliases). */
+function contractOperations(): Map<string, string[]> {
+  const operations = new Map<string, string[]>();
+  const all = Object.values(contract).flatMap((group) => Object.values(group as Record<string, Operation>));
+  for (const { summary, path } of [...all].sort((a, b) => Number(a.summary.endsWith(' (alias)')) - Number(b.summary.endsWith(' (alias)')))) {
+    const name = summary.replace(/ \(alias\)$/, '');
+    operations.set(name, [...(operations.get(name) ?? []), path]);
+  }
+  return operations;
+}
+
+describe('Configuration', () => {
+  it('lists every variable the server reads, and only those', () => {
+    const listed = tableRows(section('Configuration')).flatMap(([cell]) => codeSpans(cell!));
+    expect(listed.every((name) => VARIABLE.test(name)), `not variable names: ${listed.filter((name) => !VARIABLE.test(name)).join(', ')}`).toBe(true);
+    expect(new Set(listed).size, 'a variable is listed twice').toBe(listed.length);
+    expect([...listed].sort()).toEqual([...variablesRead()].sort());
+  });
+
+  it('finds the variables read outside loadConfig', () => {
+    // The source scan is what catches these two: if it broke, the test above would pass without them.
+    expect([...variablesRead()]).toEqual(expect.arrayContaining(['DATABASE_POOL_SIZE', 'SHUTDOWN_TIMEOUT_MS', 'OPENAI_CUSTOM_HEADERS']));
+  });
+});
+
+describe('Status', () => {
+  const rows = tableRows(section('Status'));
+
+  it('lists every operation of the contract with its paths, and nothing else', () => {
+    const listed = new Map(rows.map(([operation, paths]) => [operation!, codeSpans(paths!)]));
+    expect(listed.size, 'an operation is listed twice').toBe(rows.length);
+    expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(contractOperations()));
+  });
+
+  it('says each is available, and whether the specification lists it', () => {
+    for (const [operation, , specification, available] of rows) {
+      expect({ operation, available }).toEqual({ operation, available: 'yes' });
+      expect(['listed', 'named', 'added']).toContain(specification);
+    }
+  });
+
+  describe('every path it lists answers', () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer();
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('with an operation (no credentials: not NOT_FOUND), where an unlisted path is NOT_FOUND', async () => {
+      const unknown = await server.post('/v2/not/an/operation', { data: {} });
+      expect(unknown.status).toBe(404);
+      const paths = rows.flatMap(([, cell]) => codeSpans(cell!));
+      const answers = await Promise.all(paths.map(async (path) => [path, (await server.post(path, { data: {} })).status] as const));
+      expect(answers.filter(([, status]) => status === 404)).toEqual([]);
+    });
+  });
+});
+
+describe('Operator CLI', () => {
+  it('shows every command of the CLI, and only those', () => {
+    const listed = tableRows(section('Operator CLI')).map(([command]) => codeSpans(command!)[0]);
+    const commands = USAGE.split('\n').map((line) => line.trim());
+    expect([...listed].sort()).toEqual([...commands].sort());
+  });
+});
+
+describe('Real-time client', () => {
+  it('shows examples/realtime-client.mjs as it is', () => {
+    const [shown] = codeBlocks(section('Real-time client'), 'js');
+    expect(shown).toBe(readFileSync(join(ROOT, 'examples', 'realtime-client.mjs'), 'utf8'));
+  });
+});
+
+describe('Links', () => {
+  const prose = README.replace(/^```[\s\S]*?^```$/gm, '');
+
+  it('lead to a heading of the README (GitHub anchors) or a file of the repository', () => {
+    const anchors = new Set<string>();
+    const seen = new Map<string, number>();
+    for (const [, title] of prose.matchAll(/^#{1,6} (.+)$/gm)) {
+      const slug = title!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+      const n = seen.get(slug) ?? 0;
+      seen.set(slug, n + 1);
+      anchors.add(n === 0 ? slug : `${slug}-${n}`);
+    }
+    const targets = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target));
+    expect(targets.length).toBeGreaterThan(0);
+    const broken = targets.filter((target) => (target.startsWith('#') ? !anchors.has(target.slice(1)) : !existsSync(join(ROOT, target))));
+    expect(broken).toEqual([]);
+  });
+});
