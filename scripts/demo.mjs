@@ -6,5 +6,8 @@ import { demoText } from '../dist/server/demo/demo-text.js';
 
 const result = await runCli(['demo', ...process.argv.slice(2)]);
 process.stderr.write(result.stderr);
-if (result.code === 0) process.stdout.write(demoText(JSON.parse(result.stdout)));
+// Help (`npm run demo -- --help`) is text, not the demo's JSON.
+const json = result.code === 0 && result.stdout.trimStart().startsWith('{');
+if (json) process.stdout.write(demoText(JSON.parse(result.stdout)));
+else process.stdout.write(result.stdout);
 process.exitCode = result.code;

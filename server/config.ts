@@ -1,11 +1,13 @@
 import { dirname } from 'node:path';
-import { DEFAULT_DATABASE_URL, providerOf, sqlitePath, type Provider } from './db/adapter.js';
+import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL connections per process. */
+  databasePoolSize: number;
   /** Where the embedded defaults live: the SQLite file's directory, or ./data. */
   dataDir: string;
   masterKey: string | undefined;
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     dataDir: env.COLLAB_DATA_DIR || (provider === 'sqlite' ? dirname(sqlitePath(databaseUrl)) : './data'),
     masterKey: env.COLLAB_MASTER_KEY,
     redisUrl: env.REDIS_URL || undefined,

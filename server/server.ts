@@ -46,6 +46,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const { database, applied } = await openMigratedDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
     onEffectError: (error) => logger.error({ err: error }, 'after-commit effect failed'),
   });
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');

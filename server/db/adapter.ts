@@ -61,7 +61,7 @@ export interface Driver {
  * its counts can be read (the adapter keeps its own pool out of reach); the
  * adapter still ends it on disconnect.
  */
-export function driverFor(databaseUrl: string): Driver {
+export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): Driver {
   if (providerOf(databaseUrl) === 'sqlite') {
     const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 5000 }));
     return {
@@ -73,12 +73,15 @@ export function driverFor(databaseUrl: string): Driver {
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   return {
     factory: new PrismaPg(pool, { disposeExternalPool: true }),
     pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
   };
 }
+
+/** PostgreSQL connections per process when DATABASE_POOL_SIZE is unset. */
+export const DEFAULT_POOL_SIZE = 10;
 
 export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
   return driverFor(databaseUrl).factory;

@@ -37,13 +37,15 @@ export function poolOfClient(db: Db): PoolStats {
 }
 
 export interface OpenOptions {
+  /** PostgreSQL connections of this process (DATABASE_POOL_SIZE); default 10. SQLite has one. */
+  poolSize?: number;
   /** Where a failing after-commit effect is reported (see UnitOfWork.afterCommit); default: a process warning. */
   onEffectError?: (error: unknown) => void;
 }
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
-  const driver = driverFor(databaseUrl);
+  const driver = driverFor(databaseUrl, options.poolSize);
   const adapter = driver.factory;
   const root =
     provider === 'sqlite'

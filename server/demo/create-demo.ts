@@ -6,6 +6,7 @@ import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { ApplicationContext } from '../http/context.js';
 import type { Services } from '../services.js';
 import { tryItLines, type TryIt } from './try-it.js';
+import { normalizeEmail } from '../domains/accounts/service.js';
 
 /**
  * The sample workspace of `npm run demo` / `cli demo`: a new workspace filled
@@ -77,7 +78,8 @@ export interface DemoResult {
 }
 
 export async function createDemo(services: Services, uow: UnitOfWork, options: DemoOptions): Promise<DemoResult> {
-  const ownerEmail = options.ownerEmail ?? `demo-${randomBytes(4).toString('hex')}@example.com`;
+  // Printed as stored (trimmed, lower-cased), so the output names the address `workspace get` shows.
+  const ownerEmail = normalizeEmail(options.ownerEmail ?? `demo-${randomBytes(4).toString('hex')}@example.com`);
   return uow.run(async () => {
     const { accounts, organizations, users, comments, notifications, activities, workspaceConfig } = services;
     const credentials = await accounts.createWorkspace({ ownerEmail, name: 'Demo workspace' });

@@ -26,7 +26,7 @@ export function tryItLines(baseUrl: string, credentials: { apiKey: string; authT
     operation.body.parse({ data });
     const body = JSON.stringify({ data });
     const words = [
-      'curl -sS',
+      'curl -sS -g',
       shellQuote(`${baseUrl}${operation.path}`),
       '-H',
       shellQuote('content-type: application/json'),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -57,6 +58,8 @@ export function docsRoutes(): Router {
   const document = readFileSync(join(repoRoot, 'openapi', 'openapi.json'));
   const title = (JSON.parse(document.toString('utf8')) as { info: { title: string } }).info.title;
   const page = renderPage(title);
+  // ETags are off app-wide (operations are POSTs); this ~1 MB document is fetched on every page view, so it gets one.
+  const etag = `"${createHash('sha256').update(document).digest('base64url').slice(0, 27)}"`;
 
   // A body on these GETs is refused unread, as on the JWKS routes (see matchOperation).
   const noBody: RequestHandler = (req, res, next) => {
@@ -67,9 +70,12 @@ export function docsRoutes(): Router {
   const docsPolicy = helmet.contentSecurityPolicy({ useDefaults: false, directives: DOCS_CSP_DIRECTIVES });
 
   const router = Router();
-  router.get('/openapi.json', noBody, (_req, res) => {
+  router.get('/openapi.json', noBody, (req, res) => {
     // The document changes with a deploy: a cache must not serve it without asking again.
     res.setHeader('cache-control', 'no-cache');
+    res.setHeader('etag', etag);
+    const known = req.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+    if (known) return res.status(304).end();
     res.type('application/json').send(document);
   });
   router.get('/docs', noBody, docsPolicy, (_req, res) => {

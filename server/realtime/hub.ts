@@ -226,6 +226,11 @@ export function createRealtimeHub(deps: {
     const existing = apps.get(apiKeyId);
     if (existing) return existing;
     if (closed) throw new Error('real-time layer is closed');
+    // Often first needed by a REST request: what is made here (Redis clients, Hocuspocus timers) outlives it.
+    return detached(() => createAppRealtime(apiKeyId));
+  }
+
+  function createAppRealtime(apiKeyId: string): AppRealtime {
     const persistence = createPersistence({
       apiKeyId,
       repo: deps.crdtRepo,
@@ -427,7 +432,8 @@ export function createRealtimeHub(deps: {
         const app = appFor(apiKeyId);
         let entry = app.direct.get(name);
         if (!entry) {
-          entry = { connection: app.hocuspocus.openDirectConnection(name, {}), users: 0 };
+          // Loading starts per-document work (presence renewal) that must not carry this request's log fields.
+          entry = { connection: detached(() => app.hocuspocus.openDirectConnection(name, {})), users: 0 };
           app.direct.set(name, entry);
         }
         const held = entry;

@@ -110,7 +110,7 @@ describe('demo', () => {
     const record = await server.cli<Record<string, unknown>>('workspace', 'get', '--api-key', demo.credentials.apiKey);
     expect(record).toMatchObject({ workspaceId: demo.credentials.workspaceId, ownerEmail, emailVerified: true, name: 'Demo workspace' });
 
-    const again = await runCli(['demo', '--owner-email', ownerEmail, '--base-url', server.url], server.env);
+    const again = await runCli(['demo', '--owner-email', ` ${ownerEmail.toUpperCase()} `, '--base-url', server.url], server.env);
     expect([again.code, again.stdout, again.stderr]).toEqual([1, '', `error: ALREADY_EXISTS: a workspace already exists for ${ownerEmail}\n`]);
   });
 
@@ -121,7 +121,7 @@ describe('demo', () => {
     recordSecretsIn(any.stdout);
     const demo = JSON.parse(any.stdout) as DemoResult;
     expect(demo.baseUrl).toBe('http://127.0.0.1:9123');
-    for (const { curl } of demo.tryIt) expect(curl).toMatch(/^curl -sS 'http:\/\/127\.0\.0\.1:9123\/v2\//);
+    for (const { curl } of demo.tryIt) expect(curl).toMatch(/^curl -sS -g 'http:\/\/127\.0\.0\.1:9123\/v2\//);
     const v6 = await run({ PORT: '8081', HOST: '::' });
     recordSecretsIn(v6.stdout);
     expect(JSON.parse(v6.stdout).baseUrl).toBe('http://[::1]:8081');

@@ -55,6 +55,16 @@ describe('GET /openapi.json', () => {
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'openapi', 'openapi.json')))).toBe(true);
   });
+
+  it('has an ETag, so a page view revalidates with a 304 instead of downloading it again', async () => {
+    const etag = (await get('/openapi.json')).headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const again = await fetch(new URL('/openapi.json', server.url), { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const stale = await fetch(new URL('/openapi.json', server.url), { headers: { 'if-none-match': '"other"' } });
+    expect(stale.status).toBe(200);
+  });
 });
 
 describe('GET /docs', () => {

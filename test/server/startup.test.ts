@@ -47,6 +47,8 @@ describe('configuration errors name the variable in one line', () => {
     [{ AI_RATE_LIMIT_PER_MINUTE: 'lots' }, /^AI_RATE_LIMIT_PER_MINUTE must be an integer >= 1/],
     [{ OPENAI_CUSTOM_HEADERS: 'Authorization: Bearer hunter2' }, /^OPENAI_CUSTOM_HEADERS is set: .*the value is not shown/],
     [{ ANTHROPIC_CUSTOM_HEADERS: 'X-Secret: hunter2' }, /^ANTHROPIC_CUSTOM_HEADERS is set: .*the value is not shown/],
+    [{ DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be an integer from 1 to 1000 \(got "0"\)$/],
+    [{ DATABASE_POOL_SIZE: 'ten' }, /^DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;

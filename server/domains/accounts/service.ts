@@ -214,7 +214,7 @@ export function createAccountsService(deps: AccountsDeps) {
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-function normalizeEmail(email: string): string {
+export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();
   if (!EMAIL.test(value)) throw new AppError('INVALID_ARGUMENT', `"${email}" is not an email address`);
   return value;
