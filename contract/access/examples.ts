@@ -1,4 +1,4 @@
-import type { TUserRef } from '../common/content.js';
+import type { TContentMetadata, TUserRef } from '../common/content.js';
 import type { TDocument, TFolder, TOrganization } from './schemas.js';
 
 /**
@@ -62,3 +62,6 @@ export const DOC_ROADMAP: TDocument = {
   createdAt: Date.UTC(2026, 0, 14, 11, 20),
   lastUpdated: Date.UTC(2026, 0, 14, 11, 25),
 };
+
+/** `metadata` of what the examples put on the Q3 plan: notifications, activity records, recordings. */
+export const Q3_PLAN_METADATA: TContentMetadata = { apiKey: EXAMPLE_API_KEY, documentId: 'doc-q3-plan', organizationId: 'org-acme' };

@@ -4,6 +4,7 @@ import { ZUserRef } from '../common/content.js';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZActionType } from './get-activity-logs.js';
 import { ZActivity, ZFeatureType } from './schemas.js';
+import { EXPORT_ACTIVITY, NEW_EXPORT_ACTIVITY } from './examples.js';
 
 /** At most this many records per Add Activities (one transaction, one event each). */
 export const MAX_ACTIVITIES_PER_ADD = 100;
@@ -52,34 +53,12 @@ export const addActivities = operation({
   example: {
     data: {
       organizationId: 'org-acme',
-      activities: [
-        {
-          documentId: 'doc-q3-plan',
-          featureType: 'custom',
-          actionType: 'document.export',
-          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-          targetEntityId: 'doc-q3-plan',
-          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
-          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
-        },
-      ],
+      activities: [NEW_EXPORT_ACTIVITY],
     },
     result: {
       status: 'success',
       message: 'Activities added.',
-      data: [
-        {
-          id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
-          featureType: 'custom',
-          actionType: 'document.export',
-          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-          targetEntityId: 'doc-q3-plan',
-          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
-          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
-          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-          timestamp: 1773224142913,
-        },
-      ],
+      data: [EXPORT_ACTIVITY],
     },
   },
 });

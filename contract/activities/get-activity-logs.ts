@@ -4,6 +4,7 @@ import { ZSortOrder } from '../common/content.js';
 import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { FEATURE_TYPES, ZActivity, ZFeatureType } from './schemas.js';
+import { EXPORT_ACTIVITY } from './examples.js';
 
 /** Bounds of the list filters: each value is one index range read per page (see the activities repo). */
 export const MAX_ACTIVITY_FILTER_VALUES = 30;
@@ -38,19 +39,7 @@ export const getActivityLogs = operation({
     result: {
       status: 'success',
       message: 'Activity logs retrieved successfully.',
-      data: [
-        {
-          id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
-          featureType: 'custom',
-          actionType: 'document.export',
-          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-          targetEntityId: 'doc-q3-plan',
-          displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}}',
-          displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF' },
-          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-          timestamp: 1773224142913,
-        },
-      ],
+      data: [EXPORT_ACTIVITY],
       pageToken: null,
     },
   },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZId } from '../access/schemas.js';
 import { operation, resultOf } from '../common/envelope.js';
 import { activityFields } from './add-activities.js';
+import { EXPORT_ACTIVITY, EXPORT_ACTIVITY_ID } from './examples.js';
 import { ZActivity } from './schemas.js';
 
 export const updateActivity = operation({
@@ -29,7 +30,7 @@ export const updateActivity = operation({
   example: {
     data: {
       organizationId: 'org-acme',
-      activityId: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
+      activityId: EXPORT_ACTIVITY_ID,
       displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}} ({{pages}} pages)',
       displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF', pages: 12 },
     },
@@ -37,15 +38,9 @@ export const updateActivity = operation({
       status: 'success',
       message: 'Activity updated.',
       data: {
-        id: 'act_01KKE6AA210E4E3PTCVA8CY2Z2',
-        featureType: 'custom',
-        actionType: 'document.export',
-        actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-        targetEntityId: 'doc-q3-plan',
+        ...EXPORT_ACTIVITY,
         displayMessageTemplate: '{{actionUser.name}} exported {{documentName}} as {{format}} ({{pages}} pages)',
         displayMessageTemplateData: { actionUser: { name: 'Ada Lovelace' }, documentName: 'Q3 Plan', format: 'PDF', pages: 12 },
-        metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-        timestamp: 1773224142913,
       },
     },
   },

@@ -16,6 +16,7 @@ import {
   ZBuiltinAgent,
   ZCustomAgent,
 } from './schemas.js';
+import { INSTRUCTIONS_V1, STYLE_AGENT_ID, STYLE_AGENT_IDENTITY, STYLE_AGENT_SUMMARY, STYLE_AGENT_V1 } from './examples.js';
 
 export const AGENT_FILTERS = ['defaultOnly', 'customOnly'] as const;
 
@@ -43,18 +44,7 @@ export const getAgents = operation({
       status: 'success',
       message: 'Agent(s) retrieved successfully.',
       data: {
-        agents: [
-          {
-            id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-            name: 'Style guide checker',
-            description: 'Flags copy on a page that breaks the Acme style guide.',
-            enabled: true,
-            managedBy: 'customer',
-            version: 1,
-            executionCount: 0,
-            lastExecutedAt: null,
-          },
-        ],
+        agents: [STYLE_AGENT_SUMMARY],
       },
     },
   },
@@ -81,10 +71,8 @@ export const createAgent = operation({
   result: resultOf(z.object({ agentId: z.string(), agent: ZCustomAgent })),
   example: {
     data: {
-      name: 'Style guide checker',
-      description: 'Flags copy on a page that breaks the Acme style guide.',
-      enabled: true,
-      instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
+      ...STYLE_AGENT_IDENTITY,
+      instructions: INSTRUCTIONS_V1,
       contextGathering: { strategies: ['web-page-text'] },
       execution: {
         executionStrategy: 'mcp-tools',
@@ -97,28 +85,8 @@ export const createAgent = operation({
       status: 'success',
       message: 'Agent created.',
       data: {
-        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-        agent: {
-          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-          name: 'Style guide checker',
-          description: 'Flags copy on a page that breaks the Acme style guide.',
-          enabled: true,
-          managedBy: 'customer',
-          version: 1,
-          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
-          contextGathering: { strategies: ['web-page-text'] },
-          execution: {
-            executionStrategy: 'mcp-tools',
-            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
-          },
-          postProcess: {
-            guardrails: { enabled: true },
-            deletePreviousSuggestions: { enabled: true },
-            annotations: { enabled: true, strategy: 'word-level' },
-            analytics: { enabled: true },
-          },
-          scope: { pageScope: ['https://www.example.com/blog/**'] },
-        },
+        agentId: STYLE_AGENT_ID,
+        agent: STYLE_AGENT_V1,
       },
     },
   },
@@ -139,8 +107,8 @@ export const updateAgent = operation({
     .strict(),
   result: resultOf(z.object({ agentId: z.string() })),
   example: {
-    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', name: 'Blog style guide checker' },
-    result: { status: 'success', message: 'Agent updated.', data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' } },
+    data: { agentId: STYLE_AGENT_ID, name: 'Blog style guide checker' },
+    result: { status: 'success', message: 'Agent updated.', data: { agentId: STYLE_AGENT_ID } },
   },
 });
 
@@ -152,7 +120,7 @@ export const deleteAgent = operation({
   data: z.object({ agentId: ZAgentId }).strict(),
   result: resultOf(z.object({ agentId: z.string() })),
   example: {
-    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' },
-    result: { status: 'success', message: 'Agent deleted.', data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8' } },
+    data: { agentId: STYLE_AGENT_ID },
+    result: { status: 'success', message: 'Agent deleted.', data: { agentId: STYLE_AGENT_ID } },
   },
 });

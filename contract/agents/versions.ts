@@ -4,6 +4,7 @@ import { named } from '../common/named.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { behavioralFields, configOf, MAX_AGENT_CONFIG_BYTES, ZAgentId, ZCustomAgent } from './schemas.js';
 import { configShapeIssues } from './rules.js';
+import { INSTRUCTIONS_V2, STYLE_AGENT_ID, STYLE_AGENT_V1, STYLE_AGENT_V2 } from './examples.js';
 
 /** Versions are numbered from 1; the column is a 32-bit integer. */
 export const MAX_AGENT_VERSION = 2_147_483_647;
@@ -82,36 +83,16 @@ export const updateAgentVersion = operation({
   result: resultOf(z.object({ agentId: z.string(), version: z.number().int(), agent: ZCustomAgent })),
   example: {
     data: {
-      agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-      instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks and suggesting a rewrite.',
+      agentId: STYLE_AGENT_ID,
+      instructions: INSTRUCTIONS_V2,
     },
     result: {
       status: 'success',
       message: 'Agent version created.',
       data: {
-        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+        agentId: STYLE_AGENT_ID,
         version: 2,
-        agent: {
-          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-          name: 'Style guide checker',
-          description: 'Flags copy on a page that breaks the Acme style guide.',
-          enabled: true,
-          managedBy: 'customer',
-          version: 2,
-          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks and suggesting a rewrite.',
-          contextGathering: { strategies: ['web-page-text'] },
-          execution: {
-            executionStrategy: 'mcp-tools',
-            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
-          },
-          postProcess: {
-            guardrails: { enabled: true },
-            deletePreviousSuggestions: { enabled: true },
-            annotations: { enabled: true, strategy: 'word-level' },
-            analytics: { enabled: true },
-          },
-          scope: { pageScope: ['https://www.example.com/blog/**'] },
-        },
+        agent: STYLE_AGENT_V2,
       },
     },
   },
@@ -130,7 +111,7 @@ export const getAgentVersions = operation({
   data: z.object({ agentId: ZAgentId, pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZAgentVersionSummary),
   example: {
-    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', pageSize: 20 },
+    data: { agentId: STYLE_AGENT_ID, pageSize: 20 },
     result: {
       status: 'success',
       message: 'Agent versions retrieved successfully.',
@@ -148,35 +129,15 @@ export const getAgentVersion = operation({
   data: z.object({ agentId: ZAgentId, version: z.number().int().min(1).max(MAX_AGENT_VERSION) }).strict(),
   result: resultOf(z.object({ agentId: z.string(), version: z.number().int(), createdAt: z.number().int().describe('Unix milliseconds.'), agent: ZCustomAgent })),
   example: {
-    data: { agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8', version: 1 },
+    data: { agentId: STYLE_AGENT_ID, version: 1 },
     result: {
       status: 'success',
       message: 'Agent version retrieved successfully.',
       data: {
-        agentId: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
+        agentId: STYLE_AGENT_ID,
         version: 1,
         createdAt: 1774000800000,
-        agent: {
-          id: 'agt_01KM5B0080HEG71HQ6XBBJEHN8',
-          name: 'Style guide checker',
-          description: 'Flags copy on a page that breaks the Acme style guide.',
-          enabled: true,
-          managedBy: 'customer',
-          version: 1,
-          instructions: 'Read the page text and report every sentence that breaks the Acme style guide, quoting the rule it breaks.',
-          contextGathering: { strategies: ['web-page-text'] },
-          execution: {
-            executionStrategy: 'mcp-tools',
-            mcpServers: [{ name: 'style-guide', url: 'https://mcp.example.com/style-guide', headers: { Authorization: '__redacted__' } }],
-          },
-          postProcess: {
-            guardrails: { enabled: true },
-            deletePreviousSuggestions: { enabled: true },
-            annotations: { enabled: true, strategy: 'word-level' },
-            analytics: { enabled: true },
-          },
-          scope: { pageScope: ['https://www.example.com/blog/**'] },
-        },
+        agent: STYLE_AGENT_V1,
       },
     },
   },

@@ -44,6 +44,15 @@ export const REPLY: TComment = {
   reactions: [],
 };
 
+/** The triage fields of a thread nobody has triaged yet, as other examples (notifications, webhook payloads) show it. */
+export const UNTRIAGED: Pick<TCommentAnnotation, 'status' | 'priority' | 'assignedTo' | 'customList' | 'context'> = {
+  status: 'open',
+  priority: null,
+  assignedTo: null,
+  customList: [],
+  context: null,
+};
+
 /** The thread as Add Comment Annotations returns it: opened with one comment. */
 export const OPENED_THREAD: TCommentAnnotation = {
   annotationId: THREAD_ID,

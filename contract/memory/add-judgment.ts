@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZId } from '../access/schemas.js';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZDecision, ZJudgment } from './schemas.js';
+import { MOVE_HIRES, MOVE_HIRES_REQUEST } from './examples.js';
 
 export const MAX_SUBJECT_LENGTH = 2000;
 export const MAX_REASON_LENGTH = 2000;
@@ -56,30 +57,11 @@ export const addJudgment = operation({
   data: ZAddJudgmentData,
   result: resultOf(ZJudgment),
   example: {
-    data: {
-      subject: 'Move two Q3 engineering hires to Q4',
-      decision: 'approve',
-      reason: 'Keeps Q3 spend inside the frozen hiring budget',
-      reviewerId: 'user-grace',
-      organizationId: 'org-acme',
-      documentId: 'doc-q3-plan',
-      tags: ['budget', 'hiring'],
-    },
+    data: MOVE_HIRES_REQUEST,
     result: {
       status: 'success',
       message: 'Judgment added.',
-      data: {
-        judgmentId: 'jdg_01KKY1QMDZEQ5KJ6PD2W7GA54J',
-        subject: 'Move two Q3 engineering hires to Q4',
-        decision: 'approve',
-        reason: 'Keeps Q3 spend inside the frozen hiring budget',
-        reviewerId: 'user-grace',
-        organizationId: 'org-acme',
-        documentId: 'doc-q3-plan',
-        tags: ['budget', 'hiring'],
-        decidedAt: 1773756207551,
-        createdAt: 1773756207551,
-      },
+      data: MOVE_HIRES,
     },
   },
 });

@@ -4,6 +4,7 @@ import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { documentNeedsOrganization } from './add-judgment.js';
 import { ZDecision, ZJudgment } from './schemas.js';
+import { DESIGNER_REQUEST, LAUNCH_AGENCY } from './examples.js';
 
 export const getJudgments = operation({
   path: '/v2/memory/judgments/get',
@@ -27,32 +28,7 @@ export const getJudgments = operation({
     result: {
       status: 'success',
       message: 'Judgments retrieved successfully.',
-      data: [
-        {
-          judgmentId: 'jdg-designer-req',
-          subject: 'Open a Q3 hiring request for a product designer',
-          decision: 'reject',
-          reason: 'No new headcount before the Q3 revenue review',
-          reviewerId: 'user-grace',
-          organizationId: 'org-acme',
-          documentId: 'doc-q3-plan',
-          tags: ['budget', 'hiring'],
-          decidedAt: 1771321200000,
-          createdAt: 1771321200000,
-        },
-        {
-          judgmentId: 'jdg-launch-agency',
-          subject: 'Hire an agency for the Q3 launch campaign',
-          decision: 'reject',
-          reason: 'Hiring budget is frozen until the Q3 revenue review',
-          reviewerId: 'user-ada',
-          organizationId: 'org-acme',
-          documentId: 'doc-q3-plan',
-          tags: ['budget', 'launch'],
-          decidedAt: 1770116700000,
-          createdAt: 1770116700000,
-        },
-      ],
+      data: [DESIGNER_REQUEST, LAUNCH_AGENCY],
       pageToken: 'WzE3NzAxMTY3MDAwMDAsImpkZy1sYXVuY2gtYWdlbmN5Il0.ercL1I5hZ2MwUdAp6JmROo9ZXScVlSpvmsGDnOUdK0M',
     },
   },

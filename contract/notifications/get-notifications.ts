@@ -4,6 +4,7 @@ import { ZSortOrder } from '../common/content.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { ZId } from '../access/schemas.js';
 import { ZNotification } from './schemas.js';
+import { REVIEW_REQUEST } from './examples.js';
 
 /** The specification's limit on notificationIds per call. */
 export const MAX_NOTIFICATION_IDS = 30;
@@ -34,26 +35,7 @@ export const getNotifications = operation({
     result: {
       status: 'success',
       message: 'Notifications retrieved successfully.',
-      data: [
-        {
-          id: 'ntf_01KKC2K2ZTNWPYPXXF1ESJN20Z',
-          notificationSource: 'custom',
-          notificationSourceData: { section: 'budget' },
-          actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-          displayBodyMessage: 'Can you check the hiring numbers before Friday?',
-          displayHeadlineMessageTemplate: '{actionUser} asked {recipientUser} to review {section}',
-          displayHeadlineMessageTemplateData: {
-            section: 'the Q3 budget',
-            actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-            recipientUser: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
-          },
-          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-          notifyUsers: { 'grace@example.com': true },
-          notifyUsersByUserId: { 'user-grace': true },
-          readByUserIds: {},
-          timestamp: 1773153127418,
-        },
-      ],
+      data: [REVIEW_REQUEST],
       pageToken: null,
     },
   },

@@ -3,6 +3,8 @@ import { ZId } from '../access/schemas.js';
 import { ZUserRef } from '../common/content.js';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZRecording } from './schemas.js';
+import { ADA } from '../access/examples.js';
+import { WALKTHROUGH, WALKTHROUGH_VIDEO } from './examples.js';
 
 /** 99:59:59.999: the longest duration `HH:MM:SS` shows with two hour digits. */
 export const MAX_RECORDING_DURATION_MS = 359_999_999;
@@ -76,43 +78,13 @@ export const addRecording = operation({
       mode: 'floating',
       recordedTime: { duration: 95400 },
       displayName: 'Walkthrough of the Q3 budget',
-      attachments: [
-        {
-          attachmentId: 1,
-          url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
-          mimeType: 'video/webm',
-          name: 'q3-budget-walkthrough.webm',
-          type: 'video',
-          size: 8412730,
-        },
-      ],
-      from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+      attachments: [WALKTHROUGH_VIDEO],
+      from: ADA,
     },
     result: {
       status: 'success',
       message: 'Recording added.',
-      data: {
-        type: 'recorder',
-        annotationId: 'rec_01KKHF5DYZ8Z7QFV04QCPF13YX',
-        recordingType: 'screen',
-        mode: 'floating',
-        metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-        recordedTime: { duration: 95400, display: '00:01:35' },
-        displayName: 'Walkthrough of the Q3 budget',
-        from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-        attachments: [
-          {
-            attachmentId: 1,
-            url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
-            mimeType: 'video/webm',
-            name: 'q3-budget-walkthrough.webm',
-            type: 'video',
-            size: 8412730,
-          },
-        ],
-        latestVersion: 1,
-        createdAt: 1773334083551,
-      },
+      data: WALKTHROUGH,
     },
   },
 });

@@ -3,6 +3,7 @@ import { ZId } from '../access/schemas.js';
 import { operation, pagedResultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { ZRecording } from './schemas.js';
+import { WALKTHROUGH } from './examples.js';
 
 export const MAX_RECORDING_IDS = 30;
 
@@ -26,30 +27,7 @@ export const getRecordings = operation({
     result: {
       status: 'success',
       message: 'Recordings retrieved successfully.',
-      data: [
-        {
-          type: 'recorder',
-          annotationId: 'rec_01KKHF5DYZ8Z7QFV04QCPF13YX',
-          recordingType: 'screen',
-          mode: 'floating',
-          metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-          recordedTime: { duration: 95400, display: '00:01:35' },
-          displayName: 'Walkthrough of the Q3 budget',
-          from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-          attachments: [
-            {
-              attachmentId: 1,
-              url: 'https://cdn.example.com/recordings/q3-budget-walkthrough.webm',
-              mimeType: 'video/webm',
-              name: 'q3-budget-walkthrough.webm',
-              type: 'video',
-              size: 8412730,
-            },
-          ],
-          latestVersion: 1,
-          createdAt: 1773334083551,
-        },
-      ],
+      data: [WALKTHROUGH],
       pageToken: null,
     },
   },

@@ -4,6 +4,8 @@ import { ZId } from '../access/schemas.js';
 import { ZPageToken } from '../common/paging.js';
 import { named } from '../common/named.js';
 import { ZJudgment } from '../memory/schemas.js';
+import { DESIGNER_REQUEST, MOVE_HIRES } from '../memory/examples.js';
+import { BUDGET_ANSWER, BUDGET_QUESTION, BUDGET_THREAD_ID, BUDGET_THUMBS_UP, IN_BUDGET_THREAD, THREAD_STARTED } from './examples.js';
 import { ZUserDataComment, ZUserDataNotification, ZUserDataReaction, ZUserDataRecording } from './user-data-schemas.js';
 
 /** Items per feature per page, as the specification fixes it. */
@@ -57,120 +59,15 @@ export const getAllUserData = operation({
       message: 'User data retrieved successfully.',
       data: {
         comments: [
-          {
-            commentId: 'cmt-budget-1',
-            commentText: '@Grace Hopper can you check the hiring line? It looks high for Q3.',
-            from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-            taggedUserContacts: [{ userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' }],
-            createdAt: 1773825150104,
-            lastUpdated: 1773825150104,
-            reactions: [
-              {
-                reactionId: 'rct_01KM05FZKFYX7FNDKRQHCQ92W5',
-                icon: '👍',
-                from: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
-                createdAt: 1773827260015,
-              },
-            ],
-            annotationId: 'ann-budget-review',
-            documentId: 'doc-q3-plan',
-            organizationId: 'org-acme',
-          },
-          {
-            commentId: 'cmt-budget-2',
-            commentText: 'Checked: two of the hires move to Q4, I updated the table.',
-            from: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
-            taggedUserContacts: [],
-            createdAt: 1773827225622,
-            lastUpdated: 1773827225622,
-            reactions: [],
-            annotationId: 'ann-budget-review',
-            documentId: 'doc-q3-plan',
-            organizationId: 'org-acme',
-          },
+          { ...BUDGET_QUESTION, reactions: [BUDGET_THUMBS_UP], ...IN_BUDGET_THREAD },
+          { ...BUDGET_ANSWER, ...IN_BUDGET_THREAD },
         ],
         reactions: [
-          {
-            reactionId: 'rct_01KM05FZKFYX7FNDKRQHCQ92W5',
-            icon: '👍',
-            from: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
-            createdAt: 1773827260015,
-            annotationId: 'ann-budget-review',
-            commentId: 'cmt-budget-1',
-            documentId: 'doc-q3-plan',
-            organizationId: 'org-acme',
-          },
+          { ...BUDGET_THUMBS_UP, annotationId: BUDGET_THREAD_ID, commentId: BUDGET_QUESTION.commentId, documentId: 'doc-q3-plan', organizationId: 'org-acme' },
         ],
         recordings: [],
-        notifications: [
-          {
-            id: 'ntf_01KM03FK4R4R0H377HREGCSPBG',
-            notificationSource: 'comment',
-            notificationSourceData: {
-              annotationId: 'ann-budget-review',
-              organizationId: 'org-acme',
-              documentId: 'doc-q3-plan',
-              status: 'open',
-              priority: null,
-              assignedTo: null,
-              customList: [],
-              context: null,
-              from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-              comments: [
-                {
-                  commentId: 'cmt-budget-1',
-                  commentText: '@Grace Hopper can you check the hiring line? It looks high for Q3.',
-                  from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-                  taggedUserContacts: [{ userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' }],
-                  createdAt: 1773825150104,
-                  lastUpdated: 1773825150104,
-                  reactions: [],
-                },
-              ],
-              createdAt: 1773825150104,
-              lastUpdated: 1773825150104,
-            },
-            actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-            displayBodyMessage: '@Grace Hopper can you check the hiring line? It looks high for Q3.',
-            displayHeadlineMessageTemplate: '{actionUser} started a comment thread',
-            displayHeadlineMessageTemplateData: {
-              actionType: 'comment_annotation.add',
-              actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
-              recipientUser: { userId: 'user-grace', name: 'Grace Hopper', email: 'grace@example.com' },
-            },
-            metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', documentId: 'doc-q3-plan', organizationId: 'org-acme' },
-            notifyUsers: { 'grace@example.com': true },
-            notifyUsersByUserId: { 'user-grace': true },
-            readByUserIds: {},
-            timestamp: 1773825150104,
-          },
-        ],
-        judgments: [
-          {
-            judgmentId: 'jdg-designer-req',
-            subject: 'Open a Q3 hiring request for a product designer',
-            decision: 'reject',
-            reason: 'No new headcount before the Q3 revenue review',
-            reviewerId: 'user-grace',
-            organizationId: 'org-acme',
-            documentId: 'doc-q3-plan',
-            tags: ['budget', 'hiring'],
-            decidedAt: 1771321200000,
-            createdAt: 1771321200000,
-          },
-          {
-            judgmentId: 'jdg_01KKY1QMDZEQ5KJ6PD2W7GA54J',
-            subject: 'Move two Q3 engineering hires to Q4',
-            decision: 'approve',
-            reason: 'Keeps Q3 spend inside the frozen hiring budget',
-            reviewerId: 'user-grace',
-            organizationId: 'org-acme',
-            documentId: 'doc-q3-plan',
-            tags: ['budget', 'hiring'],
-            decidedAt: 1773756207551,
-            createdAt: 1773756207551,
-          },
-        ],
+        notifications: [THREAD_STARTED],
+        judgments: [DESIGNER_REQUEST, MOVE_HIRES],
       },
       nextPageToken: null,
     },

@@ -12,6 +12,7 @@ import {
   ZRateLimit,
   ZWebhookEndpoint,
 } from './schemas.js';
+import { REVIEW_BOT_ENDPOINT, REVIEW_BOT_ENDPOINT_ID, REVIEW_BOT_ENDPOINT_UPDATED } from './examples.js';
 
 /** A sample event's data: what a receiver is tested with, bounded like other free objects. */
 export const MAX_TEST_EVENT_DATA_BYTES = 65_536;
@@ -49,19 +50,7 @@ export const createWebhookEndpoint = operation({
     result: {
       status: 'success',
       message: 'Webhook endpoint created.',
-      data: {
-        id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
-        url: 'https://hooks.example.com/collab',
-        description: 'Comment events for the Acme review bot',
-        filterTypes: ['comment_annotation.add', 'comment.add'],
-        channels: ['org:org-acme'],
-        disabled: false,
-        rateLimit: 50,
-        uid: 'acme-review-bot',
-        metadata: { team: 'platform', environment: 'production' },
-        createdAt: '2026-03-16T10:02:13.518Z',
-        updatedAt: '2026-03-16T10:02:13.518Z',
-      },
+      data: REVIEW_BOT_ENDPOINT,
     },
   },
 });
@@ -78,21 +67,7 @@ export const getWebhookEndpoints = operation({
     result: {
       status: 'success',
       message: 'Webhook endpoints retrieved successfully.',
-      data: [
-        {
-          id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
-          url: 'https://hooks.example.com/collab',
-          description: 'Comment events for the Acme review bot',
-          filterTypes: ['comment_annotation.add', 'comment.add'],
-          channels: ['org:org-acme'],
-          disabled: false,
-          rateLimit: 50,
-          uid: 'acme-review-bot',
-          metadata: { team: 'platform', environment: 'production' },
-          createdAt: '2026-03-16T10:02:13.518Z',
-          updatedAt: '2026-03-16T10:02:13.518Z',
-        },
-      ],
+      data: [REVIEW_BOT_ENDPOINT],
       pageToken: null,
     },
   },
@@ -118,23 +93,11 @@ export const updateWebhookEndpoint = operation({
     .refine((d) => Object.keys(d).some((key) => key !== 'endpointId'), { message: 'give at least one field to change', path: ['endpointId'] }),
   result: resultOf(ZWebhookEndpoint),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', filterTypes: ['comment_annotation.add', 'comment.add', 'comment_annotation.status_change'] },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID, filterTypes: ['comment_annotation.add', 'comment.add', 'comment_annotation.status_change'] },
     result: {
       status: 'success',
       message: 'Webhook endpoint updated.',
-      data: {
-        id: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
-        url: 'https://hooks.example.com/collab',
-        description: 'Comment events for the Acme review bot',
-        filterTypes: ['comment_annotation.add', 'comment.add', 'comment_annotation.status_change'],
-        channels: ['org:org-acme'],
-        disabled: false,
-        rateLimit: 50,
-        uid: 'acme-review-bot',
-        metadata: { team: 'platform', environment: 'production' },
-        createdAt: '2026-03-16T10:02:13.518Z',
-        updatedAt: '2026-03-16T10:07:45.090Z',
-      },
+      data: REVIEW_BOT_ENDPOINT_UPDATED,
     },
   },
 });
@@ -146,8 +109,8 @@ export const deleteWebhookEndpoint = operation({
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(z.object({ endpointId: z.string() })),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
-    result: { status: 'success', message: 'Webhook endpoint deleted.', data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' } },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID },
+    result: { status: 'success', message: 'Webhook endpoint deleted.', data: { endpointId: REVIEW_BOT_ENDPOINT_ID } },
   },
 });
 
@@ -163,11 +126,11 @@ export const getWebhookEndpointSecret = operation({
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(ZSecretResult),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID },
     result: {
       status: 'success',
       message: 'Webhook endpoint secret retrieved successfully.',
-      data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', secret: 'whsec_EXAMPLEsigningSecretDoNotUseInProduction000=' },
+      data: { endpointId: REVIEW_BOT_ENDPOINT_ID, secret: 'whsec_EXAMPLEsigningSecretDoNotUseInProduction000=' },
     },
   },
 });
@@ -180,11 +143,11 @@ export const rotateWebhookEndpointSecret = operation({
   data: z.object({ endpointId: ZEndpointId }).strict(),
   result: resultOf(ZSecretResult),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID },
     result: {
       status: 'success',
       message: 'Webhook endpoint secret rotated; the previous secret keeps signing for 24 hours.',
-      data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', secret: 'whsec_EXAMPLErotatedSigningSecretDoNotUseInProd00=' },
+      data: { endpointId: REVIEW_BOT_ENDPOINT_ID, secret: 'whsec_EXAMPLErotatedSigningSecretDoNotUseInProd00=' },
     },
   },
 });
@@ -205,11 +168,11 @@ export const sendWebhookTestEvent = operation({
     .strict(),
   result: resultOf(z.object({ messageId: z.string(), endpointId: z.string() })),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', data: { note: 'Checking the review bot receives events' } },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID, data: { note: 'Checking the review bot receives events' } },
     result: {
       status: 'success',
       message: 'Test event queued for delivery.',
-      data: { messageId: 'msg_01KKV3D7105AFTPNXVTSDYEY9Y', endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE' },
+      data: { messageId: 'msg_01KKV3D7105AFTPNXVTSDYEY9Y', endpointId: REVIEW_BOT_ENDPOINT_ID },
     },
   },
 });

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { operation, pagedResultOf, resultOf } from '../common/envelope.js';
 import { ZPageSize, ZPageToken } from '../common/paging.js';
 import { ZDeliveryStatus, ZEndpointId, ZMessageId, ZWebhookAttempt, ZWebhookMessage } from './schemas.js';
+import { ADA, EXAMPLE_API_KEY } from '../access/examples.js';
+import { UNTRIAGED } from '../comments/examples.js';
+import { FIRST_MESSAGE_ID, REVIEW_BOT_ENDPOINT_ID } from './examples.js';
 
 export const getWebhookMessages = operation({
   path: '/v2/workspace/advancedwebhook/messages/get',
@@ -11,14 +14,14 @@ export const getWebhookMessages = operation({
   data: z.object({ endpointId: ZEndpointId, status: ZDeliveryStatus.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookMessage),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', pageSize: 20 },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID, pageSize: 20 },
     result: {
       status: 'success',
       message: 'Webhook messages retrieved successfully.',
       data: [
         {
-          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
-          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          messageId: FIRST_MESSAGE_ID,
+          endpointId: REVIEW_BOT_ENDPOINT_ID,
           eventType: 'comment_annotation.add',
           status: 'succeeded',
           attempts: 1,
@@ -33,17 +36,13 @@ export const getWebhookMessages = operation({
                 annotationId: 'ann-launch-date',
                 organizationId: 'org-acme',
                 documentId: 'doc-q3-plan',
-                status: 'open',
-                priority: null,
-                assignedTo: null,
-                customList: [],
-                context: null,
-                from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+                ...UNTRIAGED,
+                from: ADA,
                 comments: [
                   {
                     commentId: 'cmt-launch-1',
                     commentText: 'Is the launch still planned for 14 September?',
-                    from: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+                    from: ADA,
                     taggedUserContacts: [],
                     createdAt: 1773656122307,
                     lastUpdated: 1773656122307,
@@ -53,11 +52,11 @@ export const getWebhookMessages = operation({
                 createdAt: 1773656122307,
                 lastUpdated: 1773656122307,
               },
-              actionUser: { userId: 'user-ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+              actionUser: ADA,
             },
-            webhookId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
+            webhookId: FIRST_MESSAGE_ID,
             timestamp: 1773656122307,
-            metadata: { apiKey: 'ak_EXAMPLE_api_key_0000000000000000', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+            metadata: { apiKey: EXAMPLE_API_KEY, organizationId: 'org-acme', documentId: 'doc-q3-plan' },
           },
         },
       ],
@@ -74,15 +73,15 @@ export const getWebhookAttempts = operation({
   data: z.object({ endpointId: ZEndpointId, messageId: ZMessageId.optional(), pageSize: ZPageSize, pageToken: ZPageToken }).strict(),
   result: pagedResultOf(ZWebhookAttempt),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN' },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID, messageId: FIRST_MESSAGE_ID },
     result: {
       status: 'success',
       message: 'Webhook delivery attempts retrieved successfully.',
       data: [
         {
           attemptId: 'atmpt_01KKV366DMG2RMQTVYA2PEKXQP',
-          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
-          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          messageId: FIRST_MESSAGE_ID,
+          endpointId: REVIEW_BOT_ENDPOINT_ID,
           status: 'succeeded',
           responseStatusCode: 200,
           response: '{"received":true}',
@@ -93,8 +92,8 @@ export const getWebhookAttempts = operation({
         },
         {
           attemptId: 'atmpt_01KKV298Y3CHMH96FP7GKZ7ARQ',
-          messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN',
-          endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE',
+          messageId: FIRST_MESSAGE_ID,
+          endpointId: REVIEW_BOT_ENDPOINT_ID,
           status: 'succeeded',
           responseStatusCode: 200,
           response: '{"received":true}',
@@ -117,11 +116,11 @@ export const resendWebhookMessage = operation({
   data: z.object({ endpointId: ZEndpointId, messageId: ZMessageId }).strict(),
   result: resultOf(z.object({ messageId: z.string(), endpointId: z.string(), status: ZDeliveryStatus })),
   example: {
-    data: { endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN' },
+    data: { endpointId: REVIEW_BOT_ENDPOINT_ID, messageId: FIRST_MESSAGE_ID },
     result: {
       status: 'success',
       message: 'Message queued for delivery again.',
-      data: { messageId: 'msg_01KKV298Y3CHMH96FP7GKZ7ARN', endpointId: 'ep_01KKV1H6MEX0SABK81PB8D5XBE', status: 'pending' },
+      data: { messageId: FIRST_MESSAGE_ID, endpointId: REVIEW_BOT_ENDPOINT_ID, status: 'pending' },
     },
   },
 });
