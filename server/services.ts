@@ -273,6 +273,7 @@ export function createServices(deps: CoreDeps) {
       realtime: () => realtime.stats(),
     },
     logger,
+    clock.nowMs,
   );
 
   return {

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Db } from '../db/client.js';
 import { migrationsDirFor, readMigrationsList } from '../db/migration-engine.js';
 import type { Provider } from '../db/adapter.js';
+import { untracked } from './logging.js';
 
 /** A probe that cannot answer within this is as good as down to an orchestrator. */
 const READY_TIMEOUT_MS = 2000;
@@ -15,10 +16,13 @@ const READY_TIMEOUT_MS = 2000;
 export function healthRoutes(options: { db: Db; provider: Provider }): Router {
   const expected = readMigrationsList(migrationsDirFor(options.provider)).migrationDirectories.map((d) => d.path);
   const router = Router();
+  // Probes are not in the access log nor in the request metrics.
   router.get('/healthz', (_req, res) => {
+    untracked(res);
     noStore(res).json({ status: 'ok' });
   });
   router.get('/readyz', (req: Request, res: Response) => {
+    untracked(res);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from the database within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);

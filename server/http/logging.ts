@@ -66,8 +66,30 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Probes every few seconds and metric scrapes would drown the request log and the request metrics. */
-export const UNTRACKED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** A probe or a scrape: neither in the access log nor in the request metrics (see untracked). */
+      untracked?: boolean;
+    }
+  }
+}
+
+/**
+ * Called by the probe and scrape handlers: probes every few seconds and
+ * metric scrapes would drown the request log and the request metrics. The
+ * handler marks what it serves, so every URL Express routes to it is left
+ * out (`/metrics/`, `/metrics?x=1`, `/METRICS`) and nothing else is.
+ */
+export function untracked(res: { locals: Express.Locals }): void {
+  res.locals.untracked = true;
+}
+
+/** Whether the handler that served this response marked it (read once the response has ended). */
+export function isUntracked(res: ServerResponse): boolean {
+  return (res as ServerResponse & { locals?: Express.Locals }).locals?.untracked === true;
+}
 
 type LoggedRequest = IncomingMessage & { id?: unknown; operationId?: string };
 
@@ -98,7 +120,8 @@ export function httpLogger(logger: Logger): RequestHandler[] {
     },
     customSuccessObject: accessFields,
     customErrorObject: (req: LoggedRequest, res: ServerResponse, _error: Error, fields: object) => accessFields(req, res, fields),
-    autoLogging: { ignore: (req) => UNTRACKED_PATHS.has(req.url ?? '') },
+    // Decided when the response ends: only then has the handler marked it.
+    customLogLevel: (_req, res) => (isUntracked(res) ? 'silent' : 'info'),
   });
   const enter: RequestHandler = (req, _res, next) => {
     // pino-http's per-request logger binds the whole request to each line; the request fields come from the context instead.

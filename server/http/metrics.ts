@@ -2,19 +2,19 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Metrics } from '../platform/metrics.js';
 import { sendError } from './error-handler.js';
-import { UNTRACKED_PATHS } from './logging.js';
+import { isUntracked, untracked } from './logging.js';
 
 /**
- * Counts and times every request but the probes and scrapes, once its
+ * Counts and times every request but the probes and scrapes (see untracked), once its
  * response has ended or its client has gone. The labels are the contract
  * operation (`unmatched` for the GET documents and unknown paths), the
  * envelope's status and the HTTP code.
  */
 export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    if (UNTRACKED_PATHS.has(req.url)) return next();
     const start = performance.now();
     res.on('close', () => {
+      if (isUntracked(res)) return;
       const status = !res.writableFinished
         ? 'aborted'
         : (res.locals.errorStatus ?? (res.statusCode < 400 ? 'success' : 'unknown'));
@@ -34,6 +34,7 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
 export function metricsRoute(metrics: Metrics, token: string | undefined): RequestHandler {
   const expected = token === undefined ? undefined : digest(token);
   return (req, res, next) => {
+    untracked(res);
     if (expected !== undefined) {
       const presented = bearerOf(req.headers.authorization);
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {

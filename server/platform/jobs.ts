@@ -82,7 +82,7 @@ export interface Jobs {
   start(): void;
   /** Stops polling and waits for the running job to finish. */
   stop(): Promise<void>;
-  /** Unfinished jobs of every kind, for the metrics: one aggregate query. */
+  /** Unfinished jobs of every kind this process defines, for the metrics: index lookups per kind, one statement. */
   queueStats(): Promise<JobQueueStats[]>;
 }
 
@@ -294,24 +294,44 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     },
 
     async queueStats() {
+      const kinds = [...defs.keys()];
+      if (kinds.length === 0) return [];
       const now = clock.nowMs();
       const postgres = providerOfClient(db) === 'postgresql';
-      // Served by the (state, runAt) index; unfinished jobs are few next to finished ones.
-      const rows = await db.$queryRawUnsafe<{ kind: string; state: string; count: number | bigint; oldestDue: number | bigint | null }[]>(
-        `SELECT "kind", "state", COUNT(*) AS "count", MIN(CASE WHEN "state" = 'pending' AND "runAt" <= ${postgres ? '$1' : '?'} THEN "runAt" END) AS "oldestDue"
-         FROM "Job" WHERE "state" IN ('pending', 'running') GROUP BY "kind", "state"`,
-        now,
+      const params: unknown[] = [];
+      const bind = (value: unknown) => {
+        params.push(value);
+        return postgres ? `$${params.length}` : '?';
+      };
+      // Per kind, lookups the (state, kind, runAt) index answers alone: two counts of one index
+      // range each and the range's first runAt. Not one GROUP BY over every unfinished job: that
+      // reads each row, and on SQLite (synchronous) a long read stops the whole process.
+      // One statement: on SQLite each statement waits its turn for the connection.
+      const rows = await db.$queryRawUnsafe<{ i: number | bigint; pending: number | bigint; running: number | bigint; oldest: number | bigint | null }[]>(
+        kinds
+          .map(
+            (kind, i) =>
+              `SELECT ${i} AS "i",
+                 (SELECT COUNT(*) FROM "Job" WHERE "state" = 'pending' AND "kind" = ${bind(kind)}) AS "pending",
+                 (SELECT COUNT(*) FROM "Job" WHERE "state" = 'running' AND "kind" = ${bind(kind)}) AS "running",
+                 (SELECT "runAt" FROM "Job" WHERE "state" = 'pending' AND "kind" = ${bind(kind)} ORDER BY "runAt" LIMIT 1) AS "oldest"`,
+          )
+          .join(' UNION ALL '),
+        ...params,
       );
       // Every kind this process runs, idle ones at 0, so their series do not vanish between scrapes.
-      const byKind = new Map<string, JobQueueStats>([...defs.keys()].map((kind) => [kind, { kind, pending: 0, running: 0, oldestDueAgeMs: 0 }]));
-      for (const row of rows) {
-        const stats = byKind.get(row.kind) ?? { kind: row.kind, pending: 0, running: 0, oldestDueAgeMs: 0 };
-        byKind.set(row.kind, stats);
-        if (row.state === 'running') stats.running = Number(row.count);
-        else stats.pending = Number(row.count);
-        if (row.oldestDue !== null) stats.oldestDueAgeMs = Math.max(now - Number(row.oldestDue), 0);
-      }
-      return [...byKind.values()];
+      return rows
+        .map((row) => {
+          const oldest = row.oldest === null ? null : Number(row.oldest);
+          return {
+            kind: kinds[Number(row.i)]!,
+            pending: Number(row.pending),
+            running: Number(row.running),
+            // The earliest pending job is due or none is.
+            oldestDueAgeMs: oldest !== null && oldest <= now ? now - oldest : 0,
+          };
+        })
+        .sort((x, y) => x.kind.localeCompare(y.kind));
     },
   };
   return jobs;

@@ -18,7 +18,7 @@ export type WebhookOutcome =
   | 'failed_retrying'
   /** A try failed and no other will be made (its last try, or 410 Gone), or its tries could not be recorded. */
   | 'failed_final'
-  /** Its endpoint was disabled when it came due: no try. */
+  /** Its endpoint was disabled when it came due, or answered another delivery's try with 410 Gone: no try. */
   | 'canceled'
   /** Given back without a try: the endpoint's rate limit, or too little lease left; due again shortly. */
   | 'deferred'
@@ -26,8 +26,8 @@ export type WebhookOutcome =
   | 'unrecorded';
 
 export interface WebhookMetrics {
-  /** `lagMs`: on a delivered scheduled try, the time since its message was created. */
-  recordDelivery(outcome: WebhookOutcome, lagMs?: number): void;
+  /** `lagMs`: on a delivered scheduled try, the time since its message was created. `count`: deliveries ended alike at once (default 1). */
+  recordDelivery(outcome: WebhookOutcome, lagMs?: number, count?: number): void;
 }
 
 export interface JobQueueStats {
@@ -81,13 +81,19 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const WEBHOOK_LAG_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 7200, 21600, 86400];
 /** A scrape answers within this even when the database does not: the gauges it could not read are left out. */
 const SCRAPE_QUERY_TIMEOUT_MS = 2000;
+/**
+ * How long the values read from the database (job queue, webhook backlog) are
+ * served again before the next read: however often Prometheus (or several of
+ * them) scrapes, the database answers those queries at most this often.
+ */
+export const SCRAPE_CACHE_MS = 10_000;
 
 export interface Metrics extends WebhookMetrics {
   readonly contentType: string;
   /** One request, once its response ended (or its client went away: status `aborted`). */
   recordRequest(operation: string, status: string, code: string, seconds: number): void;
-  /** Adds the gauges read at scrape time; once per instance. */
-  watch(sources: MetricSources, log: Logger): void;
+  /** Adds the gauges read at scrape time; once per instance. `now` (Unix ms) times the reads kept for SCRAPE_CACHE_MS. */
+  watch(sources: MetricSources, log: Logger, now: () => number): void;
   /** The exposition text: this instance's metrics and the process's. */
   text(): Promise<string>;
   /** This instance's metrics as objects (tests). */
@@ -132,44 +138,63 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       requests.inc(labels);
       duration.observe(labels, seconds);
     },
-    recordDelivery(outcome, lagMs) {
-      deliveries.inc({ outcome });
+    recordDelivery(outcome, lagMs, count = 1) {
+      deliveries.inc({ outcome }, count);
       if (lagMs !== undefined) lag.observe(Math.max(lagMs, 0) / 1000);
     },
-    watch(sources, log) {
+    watch(sources, log, now) {
       if (watching) throw new Error('metric sources are watched once per instance');
       watching = true;
-      const failed = (source: string, gauges: Gauge[]) => (error: unknown) => {
-        for (const gauge of gauges) gauge.reset();
-        log.warn({ err: error, source }, 'metrics: a gauge could not be read; it is left out of this scrape');
-      };
+
+      const sourceUp = new Gauge({
+        name: 'collab_metrics_source_up',
+        help: 'Whether the last read of a database source of gauges succeeded (1) or failed (0): jobs, webhooks. While 0 its gauges are left out.',
+        labelNames: ['source'] as const,
+        registers,
+        collect: async () => {
+          await Promise.all([readJobs(), readBacklog()]);
+        },
+      });
+      /**
+       * One read of a database source, its result kept for SCRAPE_CACHE_MS:
+       * whatever asks meanwhile (the source's other gauges in the same
+       * scrape, the next scrapes) gets the same values. A failed read leaves
+       * its gauges without samples and the source at 0, never at a 0 value
+       * that would look like an empty queue.
+       */
+      const source = <T>(name: string, what: string, gauges: Gauge[], read: () => Promise<T>, show: (value: T) => void): (() => Promise<void>) =>
+        cachedFor(SCRAPE_CACHE_MS, now, async () => {
+          try {
+            const value = await withTimeout(read(), what);
+            for (const gauge of gauges) gauge.reset();
+            show(value);
+            sourceUp.set({ source: name }, 1);
+          } catch (error) {
+            for (const gauge of gauges) leaveOut(gauge);
+            sourceUp.set({ source: name }, 0);
+            log.warn({ err: error, source: name }, 'metrics: a gauge could not be read; it is left out until a read succeeds');
+          }
+        });
 
       const depth = new Gauge({
         name: 'collab_job_queue_depth',
         help: 'Durable jobs not finished, by kind and state (pending: waiting for its run time or a worker; running: claimed by a worker).',
         labelNames: ['kind', 'state'] as const,
         registers,
-        collect: () => readJobs(),
+        collect: (): Promise<void> => readJobs(),
       });
       const oldestJob = new Gauge({
         name: 'collab_job_queue_oldest_due_age_seconds',
         help: 'By kind, how long the oldest pending job whose run time has come has waited for a worker (0: none).',
         labelNames: ['kind'] as const,
         registers,
-        collect: () => readJobs(),
+        collect: (): Promise<void> => readJobs(),
       });
-      const readJobs = perScrape(async () => {
-        try {
-          const stats = await withTimeout(sources.jobs(), 'the job queue');
-          depth.reset();
-          oldestJob.reset();
-          for (const kind of stats) {
-            depth.set({ kind: kind.kind, state: 'pending' }, kind.pending);
-            depth.set({ kind: kind.kind, state: 'running' }, kind.running);
-            oldestJob.set({ kind: kind.kind }, kind.oldestDueAgeMs / 1000);
-          }
-        } catch (error) {
-          failed('jobs', [depth, oldestJob])(error);
+      const readJobs: () => Promise<void> = source('jobs', 'the job queue', [depth, oldestJob], () => sources.jobs(), (stats) => {
+        for (const kind of stats) {
+          depth.set({ kind: kind.kind, state: 'pending' }, kind.pending);
+          depth.set({ kind: kind.kind, state: 'running' }, kind.running);
+          oldestJob.set({ kind: kind.kind }, kind.oldestDueAgeMs / 1000);
         }
       });
 
@@ -177,22 +202,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
         name: 'collab_webhook_deliveries_pending',
         help: 'Webhook deliveries still to be made, by every process on this database (tries in flight included).',
         registers,
-        collect: () => readBacklog(),
+        collect: (): Promise<void> => readBacklog(),
       });
       const oldestDelivery = new Gauge({
         name: 'collab_webhook_oldest_due_age_seconds',
         help: 'How long the oldest due webhook delivery that no process is trying has waited (0: none).',
         registers,
-        collect: () => readBacklog(),
+        collect: (): Promise<void> => readBacklog(),
       });
-      const readBacklog = perScrape(async () => {
-        try {
-          const backlog = await withTimeout(sources.webhookBacklog(), 'the webhook deliveries');
-          pendingDeliveries.set(backlog.pending);
-          oldestDelivery.set(backlog.oldestDueAgeMs / 1000);
-        } catch (error) {
-          failed('webhooks', [pendingDeliveries, oldestDelivery])(error);
-        }
+      const readBacklog: () => Promise<void> = source('webhooks', 'the webhook deliveries', [pendingDeliveries, oldestDelivery], () => sources.webhookBacklog(), (backlog) => {
+        pendingDeliveries.set(backlog.pending);
+        oldestDelivery.set(backlog.oldestDueAgeMs / 1000);
       });
 
       new Gauge({
@@ -252,15 +272,30 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
 }
 
 /**
- * One load per scrape for the gauges fed by one query: the registry asks
- * every gauge at once, so the second asker gets the first one's promise.
+ * `load` at most once per `ttlMs` (by `now`), and once at a time: the
+ * registry asks every gauge of a scrape at once, so they share one load.
  */
-function perScrape(load: () => Promise<void>): () => Promise<void> {
+function cachedFor(ttlMs: number, now: () => number, load: () => Promise<void>): () => Promise<void> {
   let current: Promise<void> | undefined;
-  return () =>
-    (current ??= load().finally(() => {
-      current = undefined;
-    }));
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const at = now();
+    if (current === undefined || at - loadedAt >= ttlMs || at < loadedAt) {
+      loadedAt = at;
+      current = load();
+    }
+    return current;
+  };
+}
+
+/**
+ * No sample at all: reset() leaves nothing of a labelled gauge but puts an
+ * unlabelled one back at 0 (prom-client 15); removing the series without
+ * labels takes that 0 out (and is a no-op on a labelled gauge).
+ */
+function leaveOut(gauge: Gauge): void {
+  gauge.reset();
+  gauge.remove({});
 }
 
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {

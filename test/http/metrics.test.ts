@@ -5,10 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { poolOfClient } from '../../server/db/client.js';
 import { testClock } from '../../server/lib/clock.js';
+import { SCRAPE_CACHE_MS } from '../../server/platform/metrics.js';
 import { eventually } from '../helpers/eventually.js';
 import { connectEditor } from '../helpers/live-client.js';
 import { memoryLogger, recordSecret } from '../helpers/log-capture.js';
@@ -124,6 +125,7 @@ describe('GET /metrics', () => {
 
   it('shows the job queue by kind: depth by state and the age of the oldest due job', async () => {
     const client = server.client(ws);
+    clock.advance(SCRAPE_CACHE_MS); // past the values the earlier scrapes read
     const { jobId } = (await client.userData.deleteAllUserData({ userId: 'metrics-user' })).data;
     expect(jobId).toBeTruthy();
     clock.advance(5_000);
@@ -135,6 +137,12 @@ describe('GET /metrics', () => {
     expect(valueOf(all, 'collab_job_queue_depth', { kind: 'documents.migrate', state: 'pending' })).toBe(0);
 
     await server.running.services.jobs.runDue();
+    // Read again only SCRAPE_CACHE_MS after the last read: until then scrapes get the same values.
+    all = await samples();
+    expect(valueOf(all, 'collab_job_queue_depth', { kind: 'user-data.erase', state: 'pending' })).toBe(1);
+    clock.advance(SCRAPE_CACHE_MS - 1);
+    expect(valueOf(await samples(), 'collab_job_queue_depth', { kind: 'user-data.erase', state: 'pending' })).toBe(1);
+    clock.advance(1);
     all = await samples();
     expect(valueOf(all, 'collab_job_queue_depth', { kind: 'user-data.erase', state: 'pending' })).toBe(0);
     expect(valueOf(all, 'collab_job_queue_oldest_due_age_seconds', { kind: 'user-data.erase' })).toBe(0);
@@ -213,13 +221,14 @@ describe('GET /metrics', () => {
     });
     // The commit wakes the dispatcher: its first try meets the 500.
     await eventually(async () => outcome(await samples(), 'failed_retrying') - outcome(before, 'failed_retrying') === 1, 'the failed try');
+
+    // The retry is due 5 s later (the schedule's first delay); the test clock moves 10 s (past the cached values too).
+    expect(SCRAPE_CACHE_MS).toBe(10_000);
+    clock.advance(10_000);
     let all = await samples();
     expect(valueOf(all, 'collab_webhook_deliveries_pending')).toBe(1);
-
-    // The retry is due 5 s later (the schedule's first delay); the test clock moves 10 s.
-    clock.advance(10_000);
-    all = await samples();
     expect(valueOf(all, 'collab_webhook_oldest_due_age_seconds')).toBe(5);
+    expect(valueOf(all, 'collab_metrics_source_up', { source: 'webhooks' })).toBe(1);
     await server.running.services.webhookDispatcher.runDue();
     expect(receiver.received).toHaveLength(2);
 
@@ -229,9 +238,141 @@ describe('GET /metrics', () => {
     expect(lagCount(all) - lagCount(before)).toBe(1);
     // The clock stood still but for the 10 s: the lag is measured from the message's creation, not from the retry.
     expect(lagSum(all) - lagSum(before)).toBe(10);
+    clock.advance(SCRAPE_CACHE_MS);
+    all = await samples();
     expect(valueOf(all, 'collab_webhook_deliveries_pending')).toBe(0);
     expect(valueOf(all, 'collab_webhook_oldest_due_age_seconds')).toBe(0);
     await client.webhooks.deleteWebhookEndpoint({ endpointId });
+  });
+
+  it('leaves out the gauges of a source it cannot read (no 0 that looks like an empty queue) and says so', async () => {
+    const { db } = server.running.database;
+    clock.advance(SCRAPE_CACHE_MS);
+    // A real failure of the backlog query: its table is gone for a moment.
+    await db.$executeRawUnsafe('ALTER TABLE "WebhookDelivery" RENAME TO "WebhookDeliveryAway"');
+    let all: Sample[];
+    try {
+      all = await samples();
+    } finally {
+      await db.$executeRawUnsafe('ALTER TABLE "WebhookDeliveryAway" RENAME TO "WebhookDelivery"');
+    }
+    expect(all.filter((s) => s.name === 'collab_webhook_deliveries_pending' || s.name === 'collab_webhook_oldest_due_age_seconds')).toEqual([]);
+    expect(valueOf(all, 'collab_metrics_source_up', { source: 'webhooks' })).toBe(0);
+    expect(valueOf(all, 'collab_metrics_source_up', { source: 'jobs' })).toBe(1);
+    expect(valueOf(all, 'collab_job_queue_depth', { kind: 'user-data.erase', state: 'pending' })).toBeGreaterThanOrEqual(0);
+    expect(lines.some((line) => line.includes('metrics: a gauge could not be read') && line.includes('"source":"webhooks"'))).toBe(true);
+
+    // The next read after the cache window finds it again.
+    clock.advance(SCRAPE_CACHE_MS);
+    all = await samples();
+    expect(valueOf(all, 'collab_metrics_source_up', { source: 'webhooks' })).toBe(1);
+    expect(valueOf(all, 'collab_webhook_deliveries_pending')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts and logs no probe or scrape, whatever its query string or trailing slash; other paths are counted', async () => {
+    const marker = 'metrics-untracked-probe';
+    const total = (all: Sample[]) => all.filter((s) => s.name === 'collab_http_requests_total').reduce((sum, s) => sum + s.value, 0);
+    const before = total(await samples());
+    for (const path of ['/metrics?x=1', '/metrics/', '/METRICS', '/healthz?probe=1', '/healthz/', '/readyz?x=1', '/readyz/']) {
+      const res = await fetch(`${server.url}${path}`, { headers: { 'x-request-id': marker } });
+      expect(res.status, path).toBe(200);
+      await res.arrayBuffer();
+    }
+    const after = await samples();
+    expect(total(after)).toBe(before);
+    // A path no handler serves is counted (and logged) like any other unknown path.
+    const unknown = await fetch(`${server.url}/healthz/nope`, { headers: { 'x-request-id': 'metrics-untracked-404' } });
+    expect(unknown.status).toBe(404);
+    await unknown.arrayBuffer();
+    await eventually(async () => total(await samples()) === before + 1, 'the unknown path to be counted');
+    await eventually(() => lines.some((line) => line.includes('"request completed"') && line.includes('metrics-untracked-404')), 'its access line');
+    expect(lines.filter((line) => line.includes(marker))).toEqual([]);
+  });
+
+  it('counts the deliveries a 410 Gone cancels with it', async () => {
+    const answers = [500, 410];
+    const receiver = await startReceiver((_req, res) => res.writeHead(answers.shift() ?? 204).end());
+    const client = server.client(ws);
+    const { id: endpointId } = (await client.webhooks.createWebhookEndpoint({ url: receiver.url })).data;
+    const before = await samples();
+    const outcome = (all: Sample[], name: string) => (valueOf(all, 'collab_webhook_deliveries_total', { outcome: name }) ?? 0) - (valueOf(before, 'collab_webhook_deliveries_total', { outcome: name }) ?? 0);
+    // The first message fails and waits for its retry (the clock stands still); the second one's try meets the 410.
+    await client.webhooks.sendWebhookTestEvent({ endpointId });
+    await eventually(async () => outcome(await samples(), 'failed_retrying') === 1, 'the failed try');
+    await client.webhooks.sendWebhookTestEvent({ endpointId });
+    await eventually(async () => outcome(await samples(), 'failed_final') === 1, 'the 410');
+    const all = await samples();
+    expect(outcome(all, 'canceled')).toBe(1);
+    const states = await server.running.database.db.webhookDelivery.findMany({ where: { endpointId }, select: { state: true } });
+    expect(states.map((row) => row.state).sort()).toEqual(['canceled', 'failed']);
+    await client.webhooks.deleteWebhookEndpoint({ endpointId });
+  });
+
+  describe('a delivery a resend took over while it was claimed is counted once, by what became of it', () => {
+    const count = async (outcome: string) => valueOf(await samples(), 'collab_webhook_deliveries_total', { outcome }) ?? 0;
+    /** The delivery of the endpoint the dispatcher holds now. */
+    const claimedOf = (endpointId: string) =>
+      server.running.database.db.webhookDelivery.findFirstOrThrow({ where: { endpointId, leaseOwner: { not: null } }, select: { messageId: true } });
+
+    it('given back for the rate limit after a resend took it over: not deferred (the resend is due now)', async () => {
+      const client = server.client(ws);
+      const { db } = server.running.database;
+      const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      const { id: endpointId } = (await client.webhooks.createWebhookEndpoint({ url: receiver.url, rateLimit: 1 })).data;
+      await client.webhooks.sendWebhookTestEvent({ endpointId });
+      await eventually(() => receiver.received.length === 1, 'the first delivery');
+      const before = await count('deferred');
+      // The test clock stands still: the second message finds this second's one slot taken. Right before the
+      // dispatcher takes the slot (between its claim and its release), the message is resent.
+      const original = db.$queryRawUnsafe.bind(db);
+      const spy = vi.spyOn(db, '$queryRawUnsafe').mockImplementation(((sql: string, ...values: unknown[]) => {
+        if (!sql.trimStart().startsWith('UPDATE "WebhookEndpoint"')) return original(sql, ...values);
+        spy.mockRestore();
+        return claimedOf(endpointId)
+          .then(({ messageId }) => client.webhooks.resendWebhookMessage({ endpointId, messageId }))
+          .then(() => original(sql, ...values));
+      }) as typeof db.$queryRawUnsafe);
+      const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId })).data;
+      // The release found the row resent: only its lease went; the resend's schedule (due now) stands.
+      await eventually(async () => {
+        const row = await db.webhookDelivery.findFirstOrThrow({ where: { endpointId, messageId } });
+        return row.generation === 1 && row.leaseOwner === null && Number(row.nextAttemptAt) === clock.nowMs();
+      }, 'the resent delivery unleased');
+      await server.running.services.webhookDispatcher.runDue(); // waits for the try in flight to end
+      expect((await count('deferred')) - before).toBe(0);
+      expect(receiver.received).toHaveLength(1);
+      await client.webhooks.deleteWebhookEndpoint({ endpointId });
+    });
+
+    it('its endpoint disabled when claimed, enabled and resent meanwhile: delivered, not canceled', async () => {
+      const client = server.client(ws);
+      const { db } = server.running.database;
+      const answers = [500];
+      const receiver = await startReceiver((_req, res) => res.writeHead(answers.shift() ?? 204).end());
+      const { id: endpointId } = (await client.webhooks.createWebhookEndpoint({ url: receiver.url })).data;
+      const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId })).data;
+      await eventually(async () => (await db.webhookAttempt.count({ where: { endpointId } })) === 1, 'the failed try');
+      await client.webhooks.updateWebhookEndpoint({ endpointId, disabled: true });
+      const before = { canceled: await count('canceled'), delivered: await count('delivered') };
+      // The retry comes due with the endpoint disabled; right before the dispatcher ends it (its first
+      // transaction of this run), the endpoint is enabled again and the message resent.
+      const original = db.$transaction.bind(db);
+      const spy = vi.spyOn(db, '$transaction').mockImplementation(((...args: Parameters<typeof db.$transaction>) => {
+        spy.mockRestore();
+        return client.webhooks
+          .updateWebhookEndpoint({ endpointId, disabled: false })
+          .then(() => client.webhooks.resendWebhookMessage({ endpointId, messageId }))
+          .then(() => original(...args));
+      }) as typeof db.$transaction);
+      clock.advance(5_000);
+      await server.running.services.webhookDispatcher.runDue();
+      await eventually(() => receiver.received.length === 2, 'the resend');
+      await eventually(async () => (await count('delivered')) > before.delivered, 'the delivery counted');
+      expect(spy).toBeDefined();
+      expect((await count('canceled')) - before.canceled).toBe(0);
+      expect((await count('delivered')) - before.delivered).toBe(1);
+      await client.webhooks.deleteWebhookEndpoint({ endpointId });
+    });
   });
 
   it('takes no request body, like the other GETs', async () => {

@@ -62,7 +62,7 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
   /** Deletes messages and events past their retention (also run hourly by the poll). */
   prune(): Promise<number>;
-  /** Deliveries still to be made, for the metrics: one aggregate query. */
+  /** Deliveries still to be made, for the metrics: two index lookups in one statement. */
   backlog(): Promise<WebhookBacklogStats>;
 }
 
@@ -299,9 +299,9 @@ export function createWebhookDispatcher(deps: {
         where: { id: row.id, leaseOwner: row.leaseOwner, generation: Number(row.generation) },
         data: { leaseOwner: null, leaseUntil: null, attempts: { decrement: 1 }, nextAttemptAt: BigInt(at), updatedAt: BigInt(clock.nowMs()) },
       });
-      // Resent meanwhile: its own count and schedule stand; only the lease goes.
+      // Resent meanwhile: its own count and schedule stand; only the lease goes, and it was not deferred by us.
       if (count === 0) await unlease(row);
-      deps.metrics.recordDelivery('deferred');
+      else deps.metrics.recordDelivery('deferred');
     }
   }
 
@@ -387,18 +387,19 @@ export function createWebhookDispatcher(deps: {
   /** Ends a delivery without a try: its endpoint was disabled (canceled, no try counted) or its tries could not be recorded (failed). */
   async function finishWithout(work: Work, state: 'canceled' | 'failed'): Promise<void> {
     const { row, message } = work;
-    await deps.uow.run(async () => {
+    const ended = await deps.uow.run(async () => {
       const { count } = await db.webhookDelivery.updateMany({
         where: { id: row.id, leaseOwner: row.leaseOwner, generation: Number(row.generation) },
         data: { state, leaseOwner: null, leaseUntil: null, nextAttemptAt: null, updatedAt: BigInt(clock.nowMs()), ...(state === 'canceled' ? { attempts: { decrement: 1 } } : {}) },
       });
       if (count === 0) {
-        await unlease(row); // resent meanwhile: the resend's schedule stands
-        return;
+        await unlease(row); // resent meanwhile: the resend's schedule stands, and this one did not end
+        return false;
       }
       if (state === 'failed') await reportExhausted(row, message, Number(row.attempts) - 1, null);
+      return true;
     });
-    deps.metrics.recordDelivery(state === 'canceled' ? 'canceled' : 'failed_final');
+    if (ended) deps.metrics.recordDelivery(state === 'canceled' ? 'canceled' : 'failed_final');
   }
 
   /** `message.attempt.exhausted`, in the caller's unit of work; never about a report itself (no loops). */
@@ -450,6 +451,7 @@ export function createWebhookDispatcher(deps: {
       failed && !exhausted
         ? at + Math.max(Math.round(RETRY_SCHEDULE_MS[tries - 1]! * options.retryScale), outcome.retryAfterMs ?? 0)
         : null;
+    let canceled = 0;
     await deps.uow.run(async () => {
       const { count } = await db.webhookDelivery.updateMany({
         // A resend meanwhile bumped the generation: its fresh schedule stands.
@@ -489,10 +491,10 @@ export function createWebhookDispatcher(deps: {
         await db.webhookEndpoint.updateMany({ where: { id: row.endpointId }, data: { disabled: true, updatedAt: BigInt(at) } });
         // Its other messages will not be sent: canceled now, not only when each comes due (a retry may be
         // hours away). A try in flight elsewhere keeps its lease; its next claim finds the endpoint disabled.
-        await db.webhookDelivery.updateMany({
+        ({ count: canceled } = await db.webhookDelivery.updateMany({
           where: { endpointId: row.endpointId, state: 'pending', id: { not: row.id }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: BigInt(at) } }] },
           data: { state: 'canceled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: BigInt(at) },
-        });
+        }));
         deps.log.warn({ endpointId: row.endpointId }, 'webhook endpoint answered 410 Gone: disabled');
       }
       if (exhausted && count === 1) await reportExhausted(row, message, tries, outcome.status);
@@ -501,6 +503,7 @@ export function createWebhookDispatcher(deps: {
     const result: WebhookOutcome = !failed ? 'delivered' : exhausted ? 'failed_final' : 'failed_retrying';
     // A manual resend's lag would be the age of the message it resends, not a delay of the pipeline.
     deps.metrics.recordDelivery(result, result === 'delivered' && !row.manual ? at - message.createdAt : undefined);
+    if (canceled > 0) deps.metrics.recordDelivery('canceled', undefined, canceled);
   }
 
   function launch(work: Work): Promise<void> {
@@ -625,11 +628,14 @@ export function createWebhookDispatcher(deps: {
     async backlog() {
       const now = clock.nowMs();
       const q = sql();
-      // Served by the (state, nextAttemptAt, id) index.
+      // Both from the (state, nextAttemptAt, id) index: a count of its pending range, and that range
+      // in order up to the first due delivery no process holds (past at most the tries in flight).
+      // Not one MIN over the range with the lease in the condition: that reads every pending row.
       const [row] = await db.$queryRawUnsafe<{ pending: number | bigint; oldestDue: number | bigint | null }[]>(
-        `SELECT COUNT(*) AS "pending",
-                MIN(CASE WHEN "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)} THEN "nextAttemptAt" END) AS "oldestDue"
-         FROM "WebhookDelivery" WHERE "state" = 'pending'`,
+        `SELECT (SELECT COUNT(*) FROM "WebhookDelivery" WHERE "state" = 'pending') AS "pending",
+                (SELECT "nextAttemptAt" FROM "WebhookDelivery"
+                 WHERE "state" = 'pending' AND "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)}
+                 ORDER BY "nextAttemptAt" LIMIT 1) AS "oldestDue"`,
         ...q.params,
       );
       return {
