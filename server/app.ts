@@ -26,7 +26,7 @@ import { agentsRouter } from './domains/agents/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
-import { matchOperation } from './http/operation.js';
+import { matchOperation, operationDispatch } from './http/operation.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { httpLogger } from './http/logging.js';
@@ -120,10 +120,12 @@ export function createApp(deps: AppDeps): Express {
     memory: memoryRouter(deps.services.memory),
     agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
   });
-  createExpressEndpoints(contract, router, app, {
+  const operations = operationDispatch();
+  createExpressEndpoints(contract, router, operations.collector as Express, {
     responseValidation: true,
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });
+  app.use(operations.dispatch, ...operations.after);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,3 +1,5 @@
+import type { Database } from 'better-sqlite3';
+import { cacheStatements } from './sqlite-statements.js';
 import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 
 /**
@@ -17,7 +19,12 @@ export function gatedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterF
     adapterName: factory.adapterName,
     async connect() {
       line = new FifoLock();
-      return gate(await factory.connect(), line);
+      const adapter = await factory.connect();
+      // The adapter's better-sqlite3 connection (a public field of its class).
+      const client = (adapter as unknown as { client?: Database }).client;
+      if (client === undefined || typeof client.prepare !== 'function') throw new Error('the SQLite adapter no longer exposes its connection: see db/sqlite-statements.ts');
+      cacheStatements(client);
+      return gate(adapter, line);
     },
     gate: () => ({ connected: line !== undefined, held: line?.held ?? false, waiting: line?.waiting ?? 0 }),
   };

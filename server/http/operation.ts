@@ -29,6 +29,10 @@ declare global {
  */
 export function matchOperation(contract: AppRouter): RequestHandler[] {
   const router = Router();
+  // The exact method and path of each operation, looked up before the router walks its ~110 routes
+  // (a regular expression each); the router still answers what Express would also match
+  // (a trailing slash, another letter case).
+  const exact = new Map<string, { route: AppRoute; name: string }>();
   const register = (node: AppRouter) => {
     for (const [name, value] of Object.entries(node)) {
       if (!isAppRoute(value)) {
@@ -36,6 +40,7 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
         continue;
       }
       const method = value.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      exact.set(`${value.method} ${value.path}`, { route: value, name });
       router[method](value.path, (req, _res, next) => {
         req.operation = value;
         req.operationId = name;
@@ -46,6 +51,15 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
   };
   register(contract);
 
+  const fast: RequestHandler = (req, res, next) => {
+    const found = exact.get(`${req.method} ${req.path}`);
+    if (found === undefined) return router(req, res, next);
+    req.operation = found.route;
+    req.operationId = found.name;
+    nameOperation(found.name);
+    next();
+  };
+
   const rest: RequestHandler = (req, res, next) => {
     if (req.operation !== undefined) return next();
     // Every POST route is an operation.
@@ -53,7 +67,41 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
     if (hasBody(req.headers)) return sendError(res, 'INVALID_ARGUMENT', `${req.method} ${req.path} takes no request body`);
     next();
   };
-  return [router, rest];
+  return [fast, rest];
+}
+
+/**
+ * Where ts-rest's createExpressEndpoints registers each operation's handlers
+ * instead of the app: the app then runs the handlers of the operation
+ * matchOperation already found, rather than walking every route again.
+ * Pass `collector` as createExpressEndpoints' app, then mount `dispatch`
+ * followed by `after` (the error handlers ts-rest adds with `use`).
+ */
+export function operationDispatch(): { collector: unknown; dispatch: RequestHandler; after: RequestHandler[] } {
+  const table = new Map<string, RequestHandler[]>();
+  const after: RequestHandler[] = [];
+  const add = (method: string) => (path: string, ...handlers: RequestHandler[]) => {
+    table.set(`${method} ${path}`, handlers);
+  };
+  const collector = { get: add('GET'), post: add('POST'), put: add('PUT'), patch: add('PATCH'), delete: add('DELETE'), use: (...handlers: RequestHandler[]) => after.push(...handlers) };
+  const dispatch: RequestHandler = (req, res, next) => {
+    const handlers = req.operation === undefined ? undefined : table.get(`${req.operation.method} ${req.operation.path}`);
+    if (handlers === undefined) return next();
+    let index = 0;
+    const step = (error?: unknown): void => {
+      // Express's contract: next(error) skips to the error handlers, next('route'/'router') to what follows.
+      if (error) return error === 'route' || error === 'router' ? next() : next(error);
+      const handler = handlers[index++];
+      if (handler === undefined) return next();
+      try {
+        handler(req, res, step);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
+  return { collector, dispatch, after };
 }
 
 /** Whether the request carries a body, judged from its headers alone (nothing is read). */
