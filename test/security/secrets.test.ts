@@ -236,6 +236,10 @@ describe('a third party that repeats the credential it refuses', () => {
 });
 
 describe('secrets in the server log', () => {
+  it("logged the email provider's refusals, whose text repeated the key (so the check below has something to catch)", () => {
+    expect(lines.some((line) => line.includes('job attempt failed') && line.includes('email provider answered HTTP 401') && line.includes('invalid credential'))).toBe(true);
+  });
+
   it('no line holds any secret created or sent during this file', () => {
     expect(lines.filter((line) => line.includes('"request completed"')).length).toBeGreaterThan(OPERATIONS.length);
     const leaked = [...secrets].filter(([value]) => lines.some((line) => line.includes(value))).map(([value, kind]) => `${kind}: ${lines.find((line) => line.includes(value))!.replace(value, "<secret>").slice(0, 600)}`);
