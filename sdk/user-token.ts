@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { USER_TOKEN_ALGORITHM, USER_TOKEN_ISSUER, type UserTokenClaims } from '../contract/permissions/user-token.js';
 import { UserTokenError } from './errors.js';
 import { checkedUrl } from './transport.js';
@@ -99,7 +99,14 @@ export async function verifyUserToken(token: string, options: VerifyUserTokenOpt
       : `${checkedUrl(options.baseUrl, 'baseUrl')}/.well-known/jwks/${options.audience}.json`,
   );
   try {
-    const { payload } = await jwtVerify<UserTokenClaims>(token, keySetFor(url, options.fetch), {
+    const keySet = keySetFor(url, options.fetch);
+    // The service names the signing key in every token, and its own verifier refuses a token that does not:
+    // so does this one, rather than trying whichever key of the set fits.
+    const namedKey: JWTVerifyGetKey = (header, input) => {
+      if (typeof header.kid !== 'string') throw new errors.JWSInvalid('the user token names no key (kid)');
+      return keySet(header, input);
+    };
+    const { payload } = await jwtVerify<UserTokenClaims>(token, namedKey, {
       algorithms: [USER_TOKEN_ALGORITHM],
       issuer: USER_TOKEN_ISSUER,
       audience: options.audience,

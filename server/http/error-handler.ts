@@ -128,6 +128,8 @@ function describeIssue(issue: ZodIssue): string {
   }
   if (issue.code === 'invalid_type' && issue.received === 'undefined') return `${where} is required`;
   if (issue.code === 'invalid_type') return `${where} must be ${issue.expected}, got ${issue.received}`;
+  // zod's own message repeats the refused value: a secret pasted into the wrong field must not come back.
+  if (issue.code === 'invalid_enum_value') return `${where} must be one of ${issue.options.map((option) => `'${String(option)}'`).join(', ')}`;
   return `${where || 'body'}: ${issue.message}`;
 }
 

@@ -106,7 +106,8 @@ function parseTarget(raw: string): ParsedTarget {
   try {
     url = new URL(raw);
   } catch {
-    throw new OutboundError('invalid_request', `"${raw}" is not a valid URL`);
+    // Not repeated: a secret pasted into the wrong field must not come back in the error.
+    throw new OutboundError('invalid_request', 'the URL is not a valid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OutboundError('invalid_request', `URL scheme ${url.protocol} is not allowed; use http or https`);

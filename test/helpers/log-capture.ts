@@ -11,7 +11,19 @@ import { REQUEST_FIELDS } from '../../server/http/logging.js';
 const SECRETS_PREFIX = 'secrets-';
 const LOG_PREFIX = 'server-';
 
-export const SECRET_KINDS = ['API key', 'auth token', 'workspace auth token', 'provider key', 'user JWT', 'webhook signing secret', 'metrics token'] as const;
+export const SECRET_KINDS = [
+  'API key',
+  'auth token',
+  'workspace auth token',
+  'provider key',
+  'user JWT',
+  'webhook signing secret',
+  'metrics token',
+  // Stored through the REST interface (test/security/secrets.test.ts records them).
+  'email provider key',
+  'permission provider token',
+  'agent secret',
+] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
 function logDir(): string | undefined {

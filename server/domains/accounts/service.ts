@@ -216,6 +216,7 @@ export type AccountsService = ReturnType<typeof createAccountsService>;
 
 export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (!EMAIL.test(value)) throw new AppError('INVALID_ARGUMENT', `"${email}" is not an email address`);
+  // Not repeated: a secret pasted into the wrong field must not come back in the error.
+  if (!EMAIL.test(value)) throw new AppError('INVALID_ARGUMENT', 'the owner email is not an email address');
   return value;
 }

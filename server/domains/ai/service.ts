@@ -35,14 +35,16 @@ export function createAiService(deps: AiDeps) {
     async askAi(app: { apiKeyId: string }, input: TAskAiData, options: AskOptions = {}): Promise<TAskAiOutcome> {
       const log = options.log ?? deps.log;
       const fail = (provider: AiProviderName | undefined, status: number | string, error: string): TAskAiOutcome => {
-        // Provider, model and status only: never the key, the prompt or the text.
-        log.warn({ provider, model: input.model, status }, 'ask-ai: no answer from the provider');
+        // Provider, model and status only: never the key, the prompt or the text. A model name of no known
+        // provider is left out too: it is whatever the caller put there, a key pasted into the wrong field included.
+        log.warn({ provider, model: provider === undefined ? undefined : input.model, status }, 'ask-ai: no answer from the provider');
         return { success: false, error };
       };
 
       const provider = providerOf(input.model);
       if (provider === undefined) {
-        return fail(undefined, 'unknown-prefix', `unknown model prefix in ${JSON.stringify(input.model)}; supported: ${supportedPrefixes()}`);
+        // The name is not repeated, for the same reason.
+        return fail(undefined, 'unknown-prefix', `unknown model prefix; supported: ${supportedPrefixes()}`);
       }
       const sealed = await deps.sealedKeyOf(app.apiKeyId, provider);
       if (sealed === null) {

@@ -267,9 +267,9 @@ describe('handled failures: result {success: false, error}', () => {
   it('an unknown model prefix, the bare o-series names and other cases included; no provider is called', async () => {
     const seen = fakes();
     const supported = 'supported: gpt-, o1-, o3-, o4-, chatgpt- (openai); claude- (anthropic); gemini- (gemini)';
-    expect(await ask(clientA, 'mistral-large-latest')).toEqual({ success: false, error: `unknown model prefix in "mistral-large-latest"; ${supported}` });
+    expect(await ask(clientA, 'mistral-large-latest')).toEqual({ success: false, error: `unknown model prefix; ${supported}` });
     for (const model of ['o3', 'GPT-4o', 'Claude-3', 'gpt', 'gemini', 'llama-3.1-70b', '__proto__', ' gpt-4o']) {
-      expect(await ask(clientA, model)).toEqual({ success: false, error: `unknown model prefix in ${JSON.stringify(model)}; ${supported}` });
+      expect(await ask(clientA, model)).toEqual({ success: false, error: `unknown model prefix; ${supported}` });
     }
     expect(seen).toEqual({ openai: [], anthropic: [], gemini: [] });
   });
@@ -355,7 +355,7 @@ describe('invalid input: INVALID_ARGUMENT, and no provider is called', () => {
 });
 
 describe('the provider key stays secret', () => {
-  it('appears in no response and no log line; a failure is logged at warn with provider, model and status only', async () => {
+  it('appears in no response and no log line; a failure is logged at warn with provider, model (of a known provider) and status only', async () => {
     const secrets = [...Object.values(KEYS), ...Object.values(KEYS).map((key) => key.slice(-12))];
     const responses = JSON.stringify(results);
     const log = lines.join('\n');
@@ -371,7 +371,8 @@ describe('the provider key stays secret', () => {
       expect(entry.level).toBe(40);
       const { level, time, pid, hostname, msg, reqId, operation, ...fields } = entry;
       expect([typeof reqId, operation]).toEqual(['string', 'askAi']);
-      expect(Object.keys(fields).sort()).toEqual(Object.keys({ model: 1, status: 1, ...(fields.provider === undefined ? {} : { provider: 1 }) }).sort());
+      // A model of no known provider is the caller's free text (a key pasted into the wrong field, say): not logged.
+      expect(Object.keys(fields).sort()).toEqual(Object.keys({ status: 1, ...(fields.provider === undefined ? {} : { model: 1, provider: 1 }) }).sort());
     }
     expect(failures.map((entry) => entry.status)).toEqual(expect.arrayContaining([401, 403, 429, 500, 'timeout', 'unreachable', 'no-key', 'unknown-prefix', 'no-text']));
     // Each request's access-log line is there too, without the body.
