@@ -23,6 +23,8 @@ export interface ReadCache {
   space<V>(name: string, options?: SpaceOptions): CacheSpace<V>;
   /** Entries held, by space (for the metrics and tests). */
   sizes(): Record<string, number>;
+  /** Drops every entry of every space in this process only (what an invalidation message does). */
+  dropAll(): void;
 }
 
 export interface SpaceOptions {
@@ -155,5 +157,6 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
       return api;
     },
     sizes: () => Object.fromEntries([...spaces].map(([name, space]) => [name, space.size()])),
+    dropAll: () => spaces.forEach((space) => space.drop(null)),
   };
 }

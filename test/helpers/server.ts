@@ -51,6 +51,10 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     const run = queue.then(() => runCli(args, fullEnv));
     queue = run.catch(() => undefined);
     const result = await run;
+    // The CLI is another process: its change reaches this server's credential and settings cache
+    // within 1 s, or at once through REDIS_URL. Tests see it at once, as with Redis; the real
+    // cross-process timing is test/http/workspace/credential-cache.test.ts's.
+    running.services.readCache.dropAll();
     if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
     recordSecretsIn(result.stdout);
     const key = args.indexOf('--key');

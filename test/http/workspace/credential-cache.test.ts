@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../server/cli.js';
 import { loadConfig } from '../../../server/config.js';
 import { startServer, type RunningServer } from '../../../server/server.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -13,6 +14,12 @@ import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials
 const TTL_MS = 1000;
 const redisUrl = process.env.TEST_REDIS_URL;
 if (!redisUrl) console.log('skipping the cache invalidation through Redis: TEST_REDIS_URL is not set');
+
+/** The operator CLI as its own process would run it (TestServer.cli also drops the server's cache, as Redis would). */
+async function cli(server: TestServer, ...args: string[]) {
+  const result = await runCli(args, server.env);
+  expect(result.code, result.stderr).toBe(0);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,7 +52,7 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
       const ws = await one.workspace();
       // Both servers have the credential cached.
       for (const url of [one.url, two.url]) expect((await activityConfig(url, ws)).status).toBe(200);
-      await one.cli('auth-token', 'revoke', '--api-key', ws.apiKey, '--auth-token', ws.authToken);
+      await cli(one, 'auth-token', 'revoke', '--api-key', ws.apiKey, '--auth-token', ws.authToken);
       for (const url of [one.url, two.url]) {
         await afterChange(async () => (await activityConfig(url, ws)).status === 403);
         expect((await activityConfig(url, ws)).body.error.status).toBe('PERMISSION_DENIED');
@@ -56,7 +63,7 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
       const ws = await one.workspace();
       expect((await post(one.url, '/v2/organizations/add', { data: { organizationId: 'org-cache' } }, appHeaders(ws))).status).toBe(200);
       for (const url of [one.url, two.url]) expect((await notifications(url, ws)).status).toBe(200);
-      await one.cli('feature', 'set', '--api-key', ws.apiKey, '--name', 'notifications', '--enabled', 'false');
+      await cli(one, 'feature', 'set', '--api-key', ws.apiKey, '--name', 'notifications', '--enabled', 'false');
       for (const url of [one.url, two.url]) {
         await afterChange(async () => (await notifications(url, ws)).status === 400);
         expect((await notifications(url, ws)).body.error.status).toBe('FAILED_PRECONDITION');
