@@ -176,7 +176,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const { command } = found;
     const flags = parseFlags(argv.slice(found.words), command);
 
-    const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+    const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
     try {
       const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
       // Diagnostics only to stderr: stdout carries the one JSON answer.

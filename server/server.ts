@@ -47,6 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? createLogger(config.logLevel);
   const { database, applied } = await openMigratedDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
     onEffectError: (error) => logger.error({ err: error }, 'after-commit effect failed'),
   });
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
