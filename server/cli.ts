@@ -14,6 +14,8 @@ import { AppError } from './lib/app-error.js';
 import { openVerifiedSealer } from './lib/master-key.js';
 import { startupErrorLine } from './lib/startup-error.js';
 import { createServices, type Services } from './services.js';
+import { DEFAULT_TTL_MS } from './platform/read-cache.js';
+import { redisPublisher } from './realtime/fanout.js';
 
 /**
  * The operator CLI (the "administrative console" of the specification).
@@ -177,12 +179,22 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const flags = parseFlags(argv.slice(found.words), command);
 
     const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
+    let unsent = false;
     try {
       const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
       // Diagnostics only to stderr: stdout carries the one JSON answer.
       const logger = createLogger('silent');
-      const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock });
-      return success(await command.run(services, flags, { config, uow: database.uow }));
+      // A revoked token or changed setting reaches the running servers' caches at once through Redis.
+      const fanout = config.redisUrl ? redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
+      try {
+        const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock, fanout });
+        const result = success(await command.run(services, flags, { config, uow: database.uow }));
+        await fanout?.close();
+        if (unsent) result.stderr = `warning: could not reach REDIS_URL; running servers see this change within ${DEFAULT_TTL_MS / 1000} s\n`;
+        return result;
+      } finally {
+        await fanout?.close();
+      }
     } finally {
       await database.close();
     }

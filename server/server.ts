@@ -39,7 +39,7 @@ export interface StartOptions {
   /** Made with createLogger's options (REQUEST_FIELDS in server/http/logging.ts), or its lines carry no request ID and operation. */
   logger?: Logger;
   /** Test seams: a clock the test moves, a shared rate-limit store, lower agent caps. */
-  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits'] };
+  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits']; readCacheTtlMs?: number };
 }
 
 /** Migrates, opens the database and listens: everything `npm start` does but signal handling. */
@@ -70,6 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger,
       clock: options.overrides?.clock ?? systemClock,
       agentLimits: options.overrides?.agentLimits,
+      readCacheTtlMs: options.overrides?.readCacheTtlMs,
       fanout,
       presenceDirectory,
       metrics: createMetrics({ processMetrics: true }),

@@ -5,6 +5,8 @@ import type { UnitOfWork } from './db/unit-of-work.js';
 import { PROJECTED_EVENT_TYPES } from '../contract/activities/triggers.js';
 import { createFeatureGate } from './domains/accounts/features.js';
 import { createAccountsRepo } from './domains/accounts/repo.js';
+import { withReadCache } from './domains/accounts/cached-repo.js';
+import { createReadCache } from './platform/read-cache.js';
 import { createAccountsService } from './domains/accounts/service.js';
 import { createAccessChecks } from './domains/access/checks.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
@@ -86,6 +88,8 @@ export interface CoreDeps {
   clock: Clock;
   /** Test seam: lower per-application caps on custom agents and agent groups (defaults: the contract's). */
   agentLimits?: AgentLimits;
+  /** How long a cached credential or setting is trusted without an invalidation (default 1 s; tests lengthen it). */
+  readCacheTtlMs?: number;
   /** Where the services record their metrics (the HTTP server serves them); default: an instance nobody reads (the CLI). */
   metrics?: Metrics;
 }
@@ -105,11 +109,20 @@ export function createServices(deps: CoreDeps) {
   owned.register(accessOwnedData(db));
   owned.register(eventsOwnedData(db));
 
-  const accountsRepo = createAccountsRepo(db);
+  const fanout = deps.fanout ?? localFanout();
+  // Credentials, feature flags and settings read on every request (see platform/read-cache.ts).
+  const readCache = createReadCache({
+    fanout,
+    inTransaction: uow.active,
+    ttlMs: deps.readCacheTtlMs,
+    afterCommit: (effect) => uow.afterCommit(effect),
+    onPublishError: (error) => logger.warn({ err: error }, 'could not tell the other processes about a changed credential or setting'),
+  });
+  const accountsRepo = withReadCache(createAccountsRepo(db), readCache);
   const features = createFeatureGate(accountsRepo);
   const accounts = createAccountsService({ repo: accountsRepo, uow, sealer, now: clock.now, unverifiedKeyGraceDays: config.unverifiedKeyGraceDays });
   const provider = createPermissionProviderClient({ allowPrivateUrls: config.allowPrivateUrls, log: logger, now: clock.nowMs });
-  const settingsRepo = createSettingsRepo(db);
+  const settingsRepo = createSettingsRepo(db, readCache);
   const workspaceConfig = createWorkspaceConfigService({
     repo: settingsRepo,
     sealer,
@@ -156,7 +169,6 @@ export function createServices(deps: CoreDeps) {
   // Collaborative documents: the live Hocuspocus documents (served over WebSocket once the HTTP server
   // attaches the hub), the REST operations on them, and their rows in the owned-data registry.
   const crdtRepo = createCrdtRepo(db);
-  const fanout = deps.fanout ?? localFanout();
   const realtime = createRealtimeHub({
     options: {
       redisUrl: config.redisUrl,
@@ -278,6 +290,7 @@ export function createServices(deps: CoreDeps) {
 
   return {
     metrics,
+    readCache,
     ai,
     judgmentIndexes,
     memory,

@@ -54,3 +54,32 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
     },
   };
 }
+
+/**
+ * Publish-only, for the operator CLI: it subscribes to nothing, and a Redis
+ * that cannot be reached must not hang a command. A message that cannot be
+ * sent is reported to `onError`; the servers then see the change when their
+ * cached copy expires (see platform/read-cache.ts).
+ */
+export function redisPublisher(url: string, onError: (error: unknown) => void): Fanout {
+  const pub = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: true, retryStrategy: () => null });
+  pub.on('error', () => undefined);
+  const pending = new Set<Promise<unknown>>();
+  return {
+    publish(message) {
+      const sent = pub.publish(CHANNEL, JSON.stringify(message)).then(
+        () => undefined,
+        (error: unknown) => onError(error),
+      );
+      pending.add(sent);
+      void sent.finally(() => pending.delete(sent));
+      return sent;
+    },
+    subscribe: () => undefined,
+    async close() {
+      await Promise.allSettled([...pending]);
+      if (pub.status === 'ready') await pub.quit().catch(() => pub.disconnect());
+      else pub.disconnect();
+    },
+  };
+}

@@ -26,6 +26,8 @@ const DURATION = numberFromEnv('BENCH_DURATION', 10, 1);
 const WARMUP = numberFromEnv('BENCH_WARMUP', 2, 0);
 const CONNECTIONS = numberFromEnv('BENCH_CONNECTIONS', 64, 1);
 const ONLY = process.env.BENCH_ONLY?.toLowerCase();
+// e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: profiles of the server processes, written when they exit.
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** A PostgreSQL server to bench against instead of SQLite; a fresh database is made on it and dropped after. */
 const PG_SERVER_URL = process.env.BENCH_DATABASE_URL;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
@@ -252,7 +254,7 @@ async function startRealServer(env: NodeJS.ProcessEnv): Promise<Started> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     try {
-      return await startChild('server', [SERVER_ENTRY], { ...env, PORT: String(port) }, `http://${HOST}:${port}`);
+      return await startChild('server', [...SERVER_NODE_ARGS, SERVER_ENTRY], { ...env, PORT: String(port) }, `http://${HOST}:${port}`);
     } catch (error) {
       lastError = error;
       if (!String(error).includes('EADDRINUSE')) break;
@@ -402,7 +404,8 @@ function measuredTable(rows: MeasuredResult[]): string {
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  const selected = scenarios.filter((s) => !ONLY || s.name.toLowerCase().includes(ONLY));
+  // `a|b` selects the scenarios matching either.
+  const selected = scenarios.filter((s) => !ONLY || ONLY.split('|').some((part) => s.name.toLowerCase().includes(part)));
   if (selected.length === 0) throw new Error(`no scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
   // Hard bound: every phase plus generous slack for start-up and setup().

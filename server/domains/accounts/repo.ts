@@ -22,7 +22,7 @@ export function createAccountsRepo(db: Db) {
       return db.workspace.findUnique({ where: { ownerEmail } });
     },
 
-    findWorkspaceById(id: string) {
+    async findWorkspaceById(id: string) {
       return db.workspace.findUnique({ where: { id } });
     },
 
@@ -57,7 +57,7 @@ export function createAccountsRepo(db: Db) {
     },
 
     /** Keeps a key created before keys were kept sealed (only while none is stored). */
-    storeSealedKey(id: string, keySealed: string) {
+    async storeSealedKey(id: string, keySealed: string) {
       return db.apiKey.updateMany({ where: { id, keySealed: null }, data: { keySealed } });
     },
 
@@ -66,16 +66,16 @@ export function createAccountsRepo(db: Db) {
       return row?.keySealed ?? null;
     },
 
-    markApiKeyExpired(id: string, at: Date) {
+    async markApiKeyExpired(id: string, at: Date) {
       return db.apiKey.updateMany({ where: { id, expiredAt: null }, data: { expiredAt: at } });
     },
 
-    markEmailVerified(workspaceId: string, at: Date) {
+    async markEmailVerified(workspaceId: string, at: Date) {
       return db.workspace.update({ where: { id: workspaceId }, data: { emailVerified: true, emailVerifiedAt: at } });
     },
 
     /** The spec's side effect of a verified status check: expired keys work again. */
-    reactivateApiKeys(workspaceId: string) {
+    async reactivateApiKeys(workspaceId: string) {
       return db.apiKey.updateMany({ where: { workspaceId, expiredAt: { not: null } }, data: { expiredAt: null } });
     },
 
@@ -83,7 +83,7 @@ export function createAccountsRepo(db: Db) {
       return db.authToken.create({ data: token });
     },
 
-    deleteAuthToken(apiKeyId: string, tokenDigest: string) {
+    async deleteAuthToken(apiKeyId: string, tokenDigest: string) {
       return db.authToken.deleteMany({ where: { apiKeyId, tokenDigest } });
     },
 
@@ -99,7 +99,7 @@ export function createAccountsRepo(db: Db) {
       return db.authToken.count({ where: { apiKeyId } });
     },
 
-    upsertFeature(apiKeyId: string, name: string, enabled: boolean) {
+    async upsertFeature(apiKeyId: string, name: string, enabled: boolean) {
       return db.featureToggle.upsert({
         where: { apiKeyId_name: { apiKeyId, name } },
         create: { apiKeyId, name, enabled },

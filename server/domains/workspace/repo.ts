@@ -1,14 +1,28 @@
 import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
+import type { ReadCache } from '../../platform/read-cache.js';
 
 export type SettingKind = 'activity' | 'email' | 'permissionProvider' | 'advancedWebhooks';
 
-/** Workspace configuration documents, one JSON row per application and kind. */
-export function createSettingsRepo(db: Db) {
+/**
+ * Workspace configuration documents, one JSON row per application and kind.
+ * Settings are read by many operations and written rarely, so reads come from
+ * the read cache (server/platform/read-cache.ts) when one is given; every write
+ * here invalidates its row. The cache keeps the stored text: each reader
+ * parses its own copy, so no caller can change what the next one reads.
+ */
+export function createSettingsRepo(db: Db, cache?: ReadCache) {
+  const texts = cache?.space<string | null>('workspace.setting');
+  const keyOf = (apiKeyId: string, kind: SettingKind) => `${apiKeyId}\u0000${kind}`;
+  const readText = async (apiKeyId: string, kind: SettingKind): Promise<string | null> => {
+    const row = await db.setting.findUnique({ where: { apiKeyId_kind: { apiKeyId, kind } }, select: { value: true } });
+    return row?.value ?? null;
+  };
+  const changed = (apiKeyId: string, kind: SettingKind) => texts?.invalidate(keyOf(apiKeyId, kind));
   return {
     async get<T>(apiKeyId: string, kind: SettingKind): Promise<T | null> {
-      const row = await db.setting.findUnique({ where: { apiKeyId_kind: { apiKeyId, kind } }, select: { value: true } });
-      return row ? (JSON.parse(row.value) as T) : null;
+      const text = texts ? await texts.get(keyOf(apiKeyId, kind), () => readText(apiKeyId, kind)) : await readText(apiKeyId, kind);
+      return text === null ? null : (JSON.parse(text) as T);
     },
 
     async put(apiKeyId: string, kind: SettingKind, value: unknown): Promise<void> {
@@ -18,6 +32,7 @@ export function createSettingsRepo(db: Db) {
         create: { apiKeyId, kind, value: text },
         update: { value: text },
       });
+      changed(apiKeyId, kind);
     },
 
     /**
@@ -34,7 +49,10 @@ export function createSettingsRepo(db: Db) {
         const row = await db.setting.findUniqueOrThrow({ where: { apiKeyId_kind: { apiKeyId, kind } }, select: { value: true } });
         const next = change(JSON.parse(row.value));
         const written = await db.setting.updateMany({ where: { apiKeyId, kind, value: row.value }, data: { value: JSON.stringify(next) } });
-        if (written.count === 1) return next;
+        if (written.count === 1) {
+          changed(apiKeyId, kind);
+          return next;
+        }
       }
     },
   };

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../server/config.js';
+import { startServer, type RunningServer } from '../../../server/server.js';
+import { eventually } from '../../helpers/eventually.js';
+import { captureLogger } from '../../helpers/log-capture.js';
+import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+
+/**
+ * Credentials, feature flags and settings are cached per process (server/platform/read-cache.ts).
+ * What a change must reach: the process that made it at once, every other process (the operator
+ * CLI is one) within the cache's 1 s without Redis, and at once through Redis with REDIS_URL.
+ */
+const TTL_MS = 1000;
+const redisUrl = process.env.TEST_REDIS_URL;
+if (!redisUrl) console.log('skipping the cache invalidation through Redis: TEST_REDIS_URL is not set');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function post(url: string, path: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const activityConfig = (url: string, ws: WorkspaceCredentials) => post(url, '/v2/workspace/activityconfig/get', { data: {} }, appHeaders(ws));
+const setActivityEnabled = (url: string, ws: WorkspaceCredentials, isEnabled: boolean) =>
+  post(url, '/v2/workspace/activityconfig/update', { data: { isEnabled } }, appHeaders(ws));
+const notifications = (url: string, ws: WorkspaceCredentials) =>
+  post(url, '/v2/notifications/get', { data: { organizationId: 'org-cache', userId: 'u1' } }, appHeaders(ws));
+
+function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined, afterChange: (check: () => Promise<boolean>) => Promise<void>) {
+  describe(label, () => {
+    let one: TestServer;
+    let two: RunningServer;
+    beforeAll(async () => {
+      one = await startTestServer(env, { overrides: { readCacheTtlMs: ttlMs } });
+      // A second server process on the same database (in this test process, as the CLI runs too).
+      two = await startServer(loadConfig(one.env), { logger: captureLogger(), overrides: { readCacheTtlMs: ttlMs } });
+    });
+    afterAll(async () => {
+      await two?.close();
+      await one?.close();
+    });
+
+    it('a revoked auth token stops working on every server', async () => {
+      const ws = await one.workspace();
+      // Both servers have the credential cached.
+      for (const url of [one.url, two.url]) expect((await activityConfig(url, ws)).status).toBe(200);
+      await one.cli('auth-token', 'revoke', '--api-key', ws.apiKey, '--auth-token', ws.authToken);
+      for (const url of [one.url, two.url]) {
+        await afterChange(async () => (await activityConfig(url, ws)).status === 403);
+        expect((await activityConfig(url, ws)).body.error.status).toBe('PERMISSION_DENIED');
+      }
+    });
+
+    it('a feature turned off applies on every server', async () => {
+      const ws = await one.workspace();
+      expect((await post(one.url, '/v2/organizations/add', { data: { organizationId: 'org-cache' } }, appHeaders(ws))).status).toBe(200);
+      for (const url of [one.url, two.url]) expect((await notifications(url, ws)).status).toBe(200);
+      await one.cli('feature', 'set', '--api-key', ws.apiKey, '--name', 'notifications', '--enabled', 'false');
+      for (const url of [one.url, two.url]) {
+        await afterChange(async () => (await notifications(url, ws)).status === 400);
+        expect((await notifications(url, ws)).body.error.status).toBe('FAILED_PRECONDITION');
+      }
+    });
+
+    it('a setting changed through one server is read at once there and on the other server after the change reaches it', async () => {
+      const ws = await one.workspace();
+      for (const url of [one.url, two.url]) expect((await activityConfig(url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
+      expect((await setActivityEnabled(one.url, ws, true)).status).toBe(200);
+      // The process that wrote: at once, whatever the TTL.
+      expect((await activityConfig(one.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);
+      await afterChange(async () => (await activityConfig(two.url, ws)).body.result.data.activityServiceConfig.isEnabled === true);
+      expect((await activityConfig(two.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);
+    });
+  });
+}
+
+// Without Redis nothing tells the other processes: their copy lapses within the TTL.
+suite('the read cache without Redis', {}, undefined, async () => {
+  await sleep(TTL_MS + 100);
+});
+
+// Through Redis: a TTL of an hour, so only the invalidation message can explain the change being seen.
+describe.skipIf(!redisUrl)('through Redis', () => {
+  suite('the read cache with REDIS_URL', { REDIS_URL: redisUrl }, 3_600_000, async (check) => {
+    await eventually(check, 'the change seen through the invalidation message', 5_000);
+  });
+});
