@@ -178,7 +178,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const { command } = found;
     const flags = parseFlags(argv.slice(found.words), command);
 
-    const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+    const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
     let unsent = false;
     try {
       const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });

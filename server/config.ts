@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, providerOf, sqlitePath, type Provider } from './db/adapter.js';
+import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
 export interface Config {
@@ -8,6 +8,12 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
+  /**
+   * PostgreSQL cancels any one statement of the server's connections running
+   * longer than this (0 = no limit). SQLite has no equivalent: its bound is
+   * the 5 s busy timeout a write waits for the lock (see db/adapter.ts).
+   */
+  databaseStatementTimeoutMs: number;
   /** Where the embedded defaults live: the SQLite file's directory, or ./data. */
   dataDir: string;
   masterKey: string | undefined;
@@ -147,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
+    databaseStatementTimeoutMs: intFrom(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 86_400_000),
     dataDir: env.COLLAB_DATA_DIR || (provider === 'sqlite' ? dirname(sqlitePath(databaseUrl)) : './data'),
     masterKey: env.COLLAB_MASTER_KEY,
     redisUrl: env.REDIS_URL || undefined,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp, type AppDeps } from './app.js';
@@ -47,9 +47,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? createLogger(config.logLevel);
   const { database, applied } = await openMigratedDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
     onEffectError: (error) => logger.error({ err: error }, 'after-commit effect failed'),
   });
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+  const shutdown = keepAliveShutdown();
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   let server: Server | undefined;
   let services: Services;
@@ -83,7 +85,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Node enforces the two timeouts above only at this interval (default 30 s).
         connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
       },
-      app,
+      (req, res) => {
+        shutdown.track(res);
+        app(req, res);
+      },
     );
     server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, logger));
     services.realtime.attach(server);
@@ -121,6 +126,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     close() {
       closing ??= (async () => {
         const httpClosed = new Promise<void>((resolve) => {
+          shutdown.begin();
           http.close(() => resolve());
           // Idle keep-alive sockets would hold close() open; busy ones finish first.
           http.closeIdleConnections();
@@ -134,6 +140,37 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * Graceful shutdown of kept-alive connections. http.close() stops accepting
+ * and closes idle connections, but a connection busy at that moment was kept
+ * alive by its response, and its client sent the next request on it, and the
+ * next: behind a load balancer or an SDK with keep-alive, a stopping process
+ * kept serving until SHUTDOWN_TIMEOUT_MS and then exited with requests cut
+ * off. So from the start of shutdown every response, those in flight
+ * included, says `Connection: close` and its connection closes after it: the
+ * client opens a new connection for its next request, which is refused here
+ * (never accepted) and goes to another process.
+ */
+function keepAliveShutdown() {
+  let closing = false;
+  const open = new Set<ServerResponse>();
+  const closeAfter = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  };
+  return {
+    track(res: ServerResponse): void {
+      if (closing) return closeAfter(res);
+      open.add(res);
+      res.once('close', () => open.delete(res));
+    },
+    begin(): void {
+      closing = true;
+      for (const res of open) closeAfter(res);
+      open.clear();
     },
   };
 }

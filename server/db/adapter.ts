@@ -61,7 +61,7 @@ export interface Driver {
  * its counts can be read (the adapter keeps its own pool out of reach); the
  * adapter still ends it on disconnect.
  */
-export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): Driver {
+export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Driver {
   if (providerOf(databaseUrl) === 'sqlite') {
     const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 5000 }));
     return {
@@ -73,7 +73,9 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): Dr
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  // Sent as a startup parameter of every connection, so it holds for each statement the pool runs
+  // (a lock wait included), not only the ones this code thought of. 0 leaves the server's own setting.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) });
   return {
     factory: new PrismaPg(pool, { disposeExternalPool: true }),
     pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
@@ -82,6 +84,14 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): Dr
 
 /** PostgreSQL connections per process when DATABASE_POOL_SIZE is unset. */
 export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * DATABASE_STATEMENT_TIMEOUT_MS when unset: far above any statement the
+ * server runs in normal operation, yet short enough that a statement stuck
+ * behind a lock or a runaway plan gives its connection back within a
+ * client's patience instead of pinning it until the pool runs dry.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
   return driverFor(databaseUrl).factory;

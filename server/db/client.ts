@@ -39,13 +39,15 @@ export function poolOfClient(db: Db): PoolStats {
 export interface OpenOptions {
   /** PostgreSQL connections of this process (DATABASE_POOL_SIZE); default 10. SQLite has one. */
   poolSize?: number;
+  /** PostgreSQL statement timeout of every connection (DATABASE_STATEMENT_TIMEOUT_MS); 0 = none. Not applicable to SQLite. */
+  statementTimeoutMs?: number;
   /** Where a failing after-commit effect is reported (see UnitOfWork.afterCommit); default: a process warning. */
   onEffectError?: (error: unknown) => void;
 }
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
-  const driver = driverFor(databaseUrl, options.poolSize);
+  const driver = driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
   const adapter = driver.factory;
   const root =
     provider === 'sqlite'

@@ -3,6 +3,7 @@
 // every server start, so the no-op case must stay cheap.
 import { existsSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
+import pg from 'pg';
 import { providerOf, sqlitePath, type Provider } from './adapter.js';
 import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from './migration-engine.js';
 
@@ -15,8 +16,9 @@ export interface AppliedMigrations {
 /**
  * Applies the pending migrations of prisma/<provider>/migrations/ to the
  * database. Idempotent; the engine records each migration in
- * _prisma_migrations (with the CLI's checksums) and takes a lock, so several
- * processes starting at once against one PostgreSQL apply each migration once.
+ * _prisma_migrations (with the CLI's checksums). On PostgreSQL it runs under
+ * an advisory lock (see whileHoldingMigrationLock), so several processes
+ * starting at once apply each migration once, and none gives up waiting.
  * A previously failed migration makes this throw (P3009), like the CLI.
  */
 export async function applyMigrations(databaseUrl: string): Promise<AppliedMigrations> {
@@ -25,10 +27,41 @@ export async function applyMigrations(databaseUrl: string): Promise<AppliedMigra
   if (provider === 'sqlite' && sqliteUpToDate(databaseUrl, migrationsList.migrationDirectories.map((d) => d.path))) {
     return { provider, applied: [] };
   }
-  const { appliedMigrationNames } = await withEngineFor(databaseUrl, (engine) =>
-    engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
-  );
+  const apply = () => withEngineFor(databaseUrl, (engine) => engine.applyMigrations({ migrationsList, filters: NO_FILTERS }));
+  const { appliedMigrationNames } = provider === 'postgresql' ? await whileHoldingMigrationLock(databaseUrl, apply) : await apply();
   return { provider, applied: appliedMigrationNames };
+}
+
+/** Our own advisory lock key (the schema engine's is 72707369); any constant no other tool on the database uses. */
+const MIGRATION_LOCK_KEY = 7_248_101_613;
+
+/**
+ * Runs `fn` holding a session advisory lock on a connection of its own, so
+ * processes starting together apply migrations one after another. The schema
+ * engine takes a lock too, but gives up after 10 s: a process starting while
+ * another one's migration waits behind a long transaction or builds an index
+ * on a large table failed to start ("Timed out trying to acquire a postgres
+ * advisory lock"). This lock waits as long as the migration takes; it is
+ * released when the holder's session ends, so a crashed migrator frees it.
+ * Whoever gets it next finds the migrations applied and does nothing.
+ */
+async function whileHoldingMigrationLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection dropped while waiting is reported by the query below; without a listener it would end the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    // Role or database defaults must not cut the wait short: how long it lasts is the other migration's business.
+    await client.query('SET statement_timeout = 0; SET lock_timeout = 0');
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { ZodError, type ZodIssue } from 'zod';
 import type { OperationMeta } from '../../contract/common/envelope.js';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope, type TErrorEnvelopeWithCode } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
-import { isMissingRow, isTransactionContention } from '../db/errors.js';
+import { isMissingRow, isStatementTimeout, isTransactionContention } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES, NonFiniteNumberInBody, ProtoKeyInBody } from './body-strings.js';
 
 declare global {
@@ -142,10 +142,12 @@ function formatPath(path: (string | number)[]): string {
  * this one place. A row that a look-up-then-write found and another request
  * deleted in between (P2025) is NOT_FOUND, as it would have been a moment
  * later. A transaction that could not start or finish in time for the load,
- * or lost a conflict, is UNAVAILABLE: retrying succeeds.
+ * or lost a conflict, is UNAVAILABLE: retrying succeeds. So is a statement
+ * PostgreSQL cancelled at DATABASE_STATEMENT_TIMEOUT_MS (mostly a lock wait).
  */
 function databaseFailure(err: unknown): { status: ErrorStatus; message: string } | undefined {
   if (isMissingRow(err)) return { status: 'NOT_FOUND', message: 'the record this request changes no longer exists (it was deleted meanwhile)' };
   if (isTransactionContention(err)) return { status: 'UNAVAILABLE', message: 'the database is busy; retry the request' };
+  if (isStatementTimeout(err)) return { status: 'UNAVAILABLE', message: 'the database took too long to answer (statement timeout); retry the request' };
   return undefined;
 }

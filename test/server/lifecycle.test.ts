@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,45 @@ describe('graceful shutdown', () => {
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(text).result.status).toBe('success');
     await closed;
+    await server.close();
+  });
+
+  it('answers a request in flight on a kept-alive connection with Connection: close, so its client sends nothing more on it', async () => {
+    const server = await startTestServer();
+    const ws = await server.workspace();
+    const body = JSON.stringify({ data: {} });
+    const url = new URL('/v2/workspace/activityconfig/get', server.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = () =>
+      request(url, { method: 'POST', agent, headers: { ...appHeaders(ws), 'content-type': 'application/json', 'content-length': String(body.length) } });
+    const read = async (res: IncomingMessage) => {
+      let text = '';
+      for await (const chunk of res) text += chunk;
+      return text;
+    };
+
+    // A first request leaves the connection open for the next, as keep-alive clients and balancers do.
+    const first = post();
+    first.end(body);
+    const [firstRes] = (await once(first, 'response')) as [IncomingMessage];
+    await read(firstRes);
+    expect(firstRes.headers.connection).toBe('keep-alive');
+
+    // The next one on the same connection is still arriving when shutdown starts.
+    const second = post();
+    const response = once(second, 'response');
+    const arrived = once(server.running.server, 'request');
+    second.write(body.slice(0, 5));
+    await arrived;
+    expect(second.reusedSocket).toBe(true);
+    const closed = server.running.close();
+    second.end(body.slice(5));
+    const [res] = (await response) as [IncomingMessage];
+    expect(JSON.parse(await read(res)).result.status).toBe('success');
+    // Without it the client would send its next request on a connection the stopping server is about to drop.
+    expect(res.headers.connection).toBe('close');
+    await closed;
+    agent.destroy();
     await server.close();
   });
 });

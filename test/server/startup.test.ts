@@ -49,6 +49,8 @@ describe('configuration errors name the variable in one line', () => {
     [{ ANTHROPIC_CUSTOM_HEADERS: 'X-Secret: hunter2' }, /^ANTHROPIC_CUSTOM_HEADERS is set: .*the value is not shown/],
     [{ DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be an integer from 1 to 1000 \(got "0"\)$/],
     [{ DATABASE_POOL_SIZE: 'ten' }, /^DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, /^DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 0 to 86400000 \(got "-1"\)$/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '2.5' }, /^DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 0/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;
