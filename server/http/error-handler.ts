@@ -4,7 +4,7 @@ import { ZodError, type ZodIssue } from 'zod';
 import type { OperationMeta } from '../../contract/common/envelope.js';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope, type TErrorEnvelopeWithCode } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
-import { isMissingRow, isTransactionContention } from '../db/errors.js';
+import { databaseOutage, isMissingRow, type DatabaseOutage } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES, NonFiniteNumberInBody, ProtoKeyInBody } from './body-strings.js';
 
 declare global {
@@ -139,11 +139,21 @@ function formatPath(path: (string | number)[]): string {
  * Database outcomes that are the caller's situation, not our fault, mapped in
  * this one place. A row that a look-up-then-write found and another request
  * deleted in between (P2025) is NOT_FOUND, as it would have been a moment
- * later. A transaction that could not start or finish in time for the load,
- * or lost a conflict, is UNAVAILABLE: retrying succeeds.
+ * later. A database that is busy (a transaction that could not start in time,
+ * a lost conflict, a file locked by another process), out of reach (a
+ * connection cut, the server restarting) or out of space is UNAVAILABLE:
+ * nothing of the request was kept, and retrying later succeeds. The message
+ * says which, never the driver's text (paths, hosts).
  */
 function databaseFailure(err: unknown): { status: ErrorStatus; message: string } | undefined {
   if (isMissingRow(err)) return { status: 'NOT_FOUND', message: 'the record this request changes no longer exists (it was deleted meanwhile)' };
-  if (isTransactionContention(err)) return { status: 'UNAVAILABLE', message: 'the database is busy; retry the request' };
+  const outage = databaseOutage(err);
+  if (outage !== undefined) return { status: 'UNAVAILABLE', message: OUTAGE_MESSAGES[outage] };
   return undefined;
 }
+
+const OUTAGE_MESSAGES: Record<DatabaseOutage, string> = {
+  busy: 'the database is busy; retry the request',
+  unreachable: 'the database is unavailable; nothing was changed, retry the request',
+  full: 'the database is out of storage space; nothing was changed, retry once an operator has freed space',
+};
