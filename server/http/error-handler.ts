@@ -142,8 +142,10 @@ function formatPath(path: (string | number)[]): string {
  * later. A database that is busy (a transaction that could not start in time,
  * a lost conflict, a file locked by another process), out of reach (a
  * connection cut, the server restarting) or out of space is UNAVAILABLE:
- * nothing of the request was kept, and retrying later succeeds. The message
- * says which, never the driver's text (paths, hosts).
+ * retrying later succeeds. The transaction is all or nothing either way; only
+ * a connection lost during COMMIT leaves the client unsure which, so the
+ * messages do not promise that nothing changed. They say which outage, never
+ * the driver's text (paths, hosts).
  */
 function databaseFailure(err: unknown): { status: ErrorStatus; message: string } | undefined {
   if (isMissingRow(err)) return { status: 'NOT_FOUND', message: 'the record this request changes no longer exists (it was deleted meanwhile)' };
@@ -154,6 +156,6 @@ function databaseFailure(err: unknown): { status: ErrorStatus; message: string }
 
 const OUTAGE_MESSAGES: Record<DatabaseOutage, string> = {
   busy: 'the database is busy; retry the request',
-  unreachable: 'the database is unavailable; nothing was changed, retry the request',
-  full: 'the database is out of storage space; nothing was changed, retry once an operator has freed space',
+  unreachable: 'the database is unavailable; retry the request',
+  full: 'the database is out of storage space; retry once an operator has freed space',
 };

@@ -9,6 +9,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { connectEditor, type LiveEditor } from '../helpers/live-client.js';
+import { apiPresenceOf, untilAwareness } from '../helpers/live-state.js';
 import { memoryLogger } from '../helpers/log-capture.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
@@ -65,6 +67,7 @@ describe.skipIf(!redisUrl)('Redis goes away and comes back', () => {
   let proxy: Awaited<ReturnType<typeof redisProxy>>;
   let server: TestServer;
   let ws: WorkspaceCredentials;
+  let editor: LiveEditor | undefined;
   const log = memoryLogger();
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -78,6 +81,7 @@ describe.skipIf(!redisUrl)('Redis goes away and comes back', () => {
   });
   afterAll(async () => {
     process.off('unhandledRejection', onUnhandled);
+    editor?.close();
     await server?.close();
     await proxy?.close();
   });
@@ -91,6 +95,14 @@ describe.skipIf(!redisUrl)('Redis goes away and comes back', () => {
 
   it('serves on, says so in /readyz, rate-limits in memory meanwhile, and uses Redis again once it is back', async () => {
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', redis: 'ok' } } });
+    // A WebSocket client of this process, on the document.
+    const token = await post('/v2/auth/generate_token', {
+      userId: 'ann',
+      userProperties: { name: 'Ann', email: 'ann@example.com' },
+      permissions: { resources: [{ type: 'organization', id: 'org-a', accessRole: 'editor' }] },
+    });
+    editor = connectEditor(server.url, { organizationId: 'org-a', documentId: 'doc-a', editorId: 'main' }, token.body.result.data.token);
+    await editor.ready;
 
     await proxy.cut();
     await eventually(async () => (await readyz()).body.status === 'degraded', '/readyz to report the outage');
@@ -99,7 +111,15 @@ describe.skipIf(!redisUrl)('Redis goes away and comes back', () => {
 
     // Authenticated operations (standard tier, failed-auth gate), a public one (per-IP and per-email tiers), Get Presence (the directory).
     expect((await post('/v2/users/get', { organizationId: 'org-a' })).status).toBe(200);
-    expect((await post('/v2/presence/get', { organizationId: 'org-a', documentId: 'doc-a' })).status).toBe(200);
+    // Real-time messages still reach this process's own clients: an API presence entry appears in the editor's awareness.
+    expect((await post('/v2/presence/add', { organizationId: 'org-a', documentId: 'doc-a', user: { userId: 'bot' }, state: { status: 'outage' } })).status).toBe(200);
+    await untilAwareness(editor, () => apiPresenceOf(editor!, 'bot').length === 1);
+    const presence = await post('/v2/presence/get', { organizationId: 'org-a', documentId: 'doc-a' });
+    expect(presence.status).toBe(200);
+    expect(presence.body.result.data.map((entry: { userId: string; source: string }) => [entry.userId, entry.source])).toEqual([
+      ['ann', 'connection'],
+      ['bot', 'api'],
+    ]);
     const wrongToken = await server.post('/v2/users/get', { data: { organizationId: 'org-a' } }, { ...appHeaders(ws), 'x-service-auth-token': 'at_wrong' });
     expect(wrongToken.body.error?.status).toBe('PERMISSION_DENIED');
     // The per-email limit (3) still holds, counted in this process's memory.

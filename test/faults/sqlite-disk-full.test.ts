@@ -89,7 +89,7 @@ describe.skipIf('reason' in disk)('the disk under the SQLite database fills up',
     fillDisk();
     const full = await addUsers('org-b', 'b', 1000);
     expect([full.status, full.body.error?.status]).toEqual([503, 'UNAVAILABLE']);
-    expect(full.body.error.message).toBe('the database is out of storage space; nothing was changed, retry once an operator has freed space');
+    expect(full.body.error.message).toBe('the database is out of storage space; retry once an operator has freed space');
     expect(JSON.stringify(full.body)).not.toContain(dir);
 
     // Reads need no space.
