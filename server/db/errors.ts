@@ -57,7 +57,7 @@ export function databaseOutage(error: unknown): DatabaseOutage | undefined {
 const PRISMA_OUTAGES: Record<string, DatabaseOutage> = {
   P1001: 'unreachable', // cannot reach the database server
   P1002: 'unreachable', // reached, but it timed out
-  P1008: 'busy', // operation timed out (SQLite: SQLITE_BUSY after the busy timeout)
+  P1008: 'busy', // operation timed out (SQLite: SQLITE_BUSY, still refused after the gate's wait)
   P1017: 'unreachable', // the server closed the connection
   P2024: 'busy', // no connection from the pool in time
   P2037: 'unreachable', // too many connections
