@@ -59,7 +59,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let presenceDirectory: PresenceDirectory | undefined;
   try {
     const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
-    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    redis = config.redisUrl
+      ? await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'))
+      : undefined;
     fanout = config.redisUrl ? await redisFanout(config.redisUrl, logger) : localFanout();
     presenceDirectory = config.redisUrl ? await redisPresenceDirectory(config.redisUrl, logger) : localPresenceDirectory();
     services = createServices({
@@ -75,7 +77,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       presenceDirectory,
       metrics: createMetrics({ processMetrics: true }),
     });
-    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor });
+    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisReady: redis?.ready });
 
     server = createServer(
       {

@@ -55,7 +55,8 @@ export interface Driver {
 }
 
 /**
- * The driver for a database URL. SQLite gets a busy timeout so concurrent
+ * The driver for a database URL. On SQLite, a statement that finds the file
+ * locked by another connection is tried again for SQLITE_BUSY_WAIT_MS, so concurrent
  * writers queue instead of failing (WAL is switched on by the client, see
  * client.ts). PostgreSQL's pool is made here rather than by the adapter, so
  * its counts can be read (the adapter keeps its own pool out of reach); the
@@ -63,7 +64,8 @@ export interface Driver {
  */
 export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Driver {
   if (providerOf(databaseUrl) === 'sqlite') {
-    const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 5000 }));
+    // Busy timeout 0: the gate waits for another connection's lock without blocking the process (see sqlite-gate.ts).
+    const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 0 }), { busyWaitMs: SQLITE_BUSY_WAIT_MS });
     return {
       factory: gated,
       pool: () => {
@@ -81,6 +83,9 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, sta
     pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
   };
 }
+
+/** How long a statement or transaction waits for another connection's lock on the SQLite file before it is UNAVAILABLE. */
+export const SQLITE_BUSY_WAIT_MS = 5000;
 
 /** PostgreSQL connections per process when DATABASE_POOL_SIZE is unset. */
 export const DEFAULT_POOL_SIZE = 10;

@@ -11,8 +11,19 @@ import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuer
  * and every whole transaction in one FIFO line: while a transaction is open,
  * the rest wait for it. better-sqlite3 runs each statement synchronously, so
  * holding the gate per statement costs no concurrency that SQLite had.
+ *
+ * Another connection holding the file's write lock (another process: the
+ * CLI, a backup, a script) is waited out here, not in SQLite: its busy
+ * timeout spins inside the synchronous call and would freeze the whole
+ * process (probes included) for every statement in line, one after the
+ * other. So the connection's busy timeout is 0, and a statement refused with
+ * SQLITE_BUSY gives the gate up, waits without blocking, and tries again
+ * until `busyWaitMs` has passed; then its error stands (UNAVAILABLE). A
+ * transaction takes the write lock when it begins (BEGIN IMMEDIATE), where
+ * it can still be retried the same way; once begun, its writes cannot be
+ * refused by another writer.
  */
-export function gatedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory & { gate(): GateState } {
+export function gatedSqlite(factory: SqlDriverAdapterFactory, options: { busyWaitMs: number }): SqlDriverAdapterFactory & { gate(): GateState } {
   let line: FifoLock | undefined;
   return {
     provider: factory.provider,
@@ -24,11 +35,20 @@ export function gatedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterF
       const client = (adapter as unknown as { client?: Database }).client;
       if (client === undefined || typeof client.prepare !== 'function') throw new Error('the SQLite adapter no longer exposes its connection: see db/sqlite-statements.ts');
       cacheStatements(client);
-      return gate(adapter, line);
+      return gate(adapter, line, options.busyWaitMs);
     },
     gate: () => ({ connected: line !== undefined, held: line?.held ?? false, waiting: line?.waiting ?? 0 }),
   };
 }
+
+/** The adapter's SQLITE_BUSY (its `SocketTimeout`): another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  const cause = (error as { name?: unknown; cause?: { kind?: unknown } } | null)?.cause;
+  return (error as { name?: unknown } | null)?.name === 'DriverAdapterError' && cause?.kind === 'SocketTimeout';
+}
+
+/** 5, 10, 20, 40 ms, then every 50 ms. */
+const backoff = (attempt: number) => Math.min(5 * 2 ** attempt, 50);
 
 /** The gate of the connection, for the metrics: whether a statement or transaction holds it, and how many wait. */
 export interface GateState {
@@ -37,15 +57,23 @@ export interface GateState {
   waiting: number;
 }
 
-function gate(inner: SqlDriverAdapter, line: FifoLock): SqlDriverAdapter {
+function gate(inner: SqlDriverAdapter, line: FifoLock, busyWaitMs: number): SqlDriverAdapter {
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
-    const release = await line.acquire();
-    try {
-      return await work();
-    } finally {
-      release();
+    const deadline = Date.now() + busyWaitMs;
+    for (let attempt = 0; ; attempt++) {
+      const release = await line.acquire();
+      try {
+        return await work();
+      } catch (error) {
+        // A statement refused with SQLITE_BUSY did nothing: trying it again is safe.
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      } finally {
+        release();
+      }
+      await line.waitOutside(backoff(attempt));
     }
   };
+  const noArgs = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,
@@ -55,13 +83,29 @@ function gate(inner: SqlDriverAdapter, line: FifoLock): SqlDriverAdapter {
     getConnectionInfo: inner.getConnectionInfo?.bind(inner),
     dispose: () => inner.dispose(),
     async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-      const release = await line.acquire();
-      let tx: Transaction;
-      try {
-        tx = await inner.startTransaction(isolationLevel);
-      } catch (error) {
-        release();
-        throw error;
+      const deadline = Date.now() + busyWaitMs;
+      let tx!: Transaction;
+      let release!: () => void;
+      for (let attempt = 0; ; attempt++) {
+        release = await line.acquire();
+        try {
+          tx = await inner.startTransaction(isolationLevel);
+        } catch (error) {
+          release();
+          throw error;
+        }
+        try {
+          // The adapter's BEGIN is deferred: swap it for one that takes the write lock now, while a refusal can be waited out.
+          await tx.executeRaw(noArgs('ROLLBACK'));
+          await tx.executeRaw(noArgs('BEGIN IMMEDIATE'));
+          break;
+        } catch (error) {
+          // No transaction is open (BEGIN IMMEDIATE failed): this only frees the adapter's own mutex.
+          await tx.rollback();
+          release();
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await line.waitOutside(backoff(attempt));
       }
       // The gate stays held until the transaction ends either way.
       const end = (finish: () => Promise<void>) => async () => {
@@ -96,8 +140,21 @@ class FifoLock {
     return this.#held;
   }
 
+  #outside = 0;
+
+  /** Callers in line, and those out of it waiting for another connection's lock on the file. */
   get waiting(): number {
-    return this.#waiting.length;
+    return this.#waiting.length + this.#outside;
+  }
+
+  /** Waits `ms` out of line (the caller gave the lock up, and will acquire it again). */
+  async waitOutside(ms: number): Promise<void> {
+    this.#outside++;
+    try {
+      await new Promise<void>((resolve) => setTimeout(resolve, ms));
+    } finally {
+      this.#outside--;
+    }
   }
 
   acquire(): Promise<() => void> {

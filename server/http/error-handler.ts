@@ -4,7 +4,7 @@ import { ZodError, type ZodIssue } from 'zod';
 import type { OperationMeta } from '../../contract/common/envelope.js';
 import { ERROR_STATUS_HTTP, type ErrorStatus, type TErrorEnvelope, type TErrorEnvelopeWithCode } from '../../contract/common/errors.js';
 import { AppError } from '../lib/app-error.js';
-import { isMissingRow, isStatementTimeout, isTransactionContention } from '../db/errors.js';
+import { databaseOutage, isMissingRow, isStatementTimeout, type DatabaseOutage } from '../db/errors.js';
 import { BODY_STRING_ERROR_TYPES, NonFiniteNumberInBody, ProtoKeyInBody } from './body-strings.js';
 
 declare global {
@@ -141,13 +141,25 @@ function formatPath(path: (string | number)[]): string {
  * Database outcomes that are the caller's situation, not our fault, mapped in
  * this one place. A row that a look-up-then-write found and another request
  * deleted in between (P2025) is NOT_FOUND, as it would have been a moment
- * later. A transaction that could not start or finish in time for the load,
- * or lost a conflict, is UNAVAILABLE: retrying succeeds. So is a statement
- * PostgreSQL cancelled at DATABASE_STATEMENT_TIMEOUT_MS (mostly a lock wait).
+ * later. A database that is busy (a transaction that could not start in time,
+ * a lost conflict, a file locked by another process), out of reach (a
+ * connection cut, the server restarting) or out of space is UNAVAILABLE:
+ * retrying later succeeds. The transaction is all or nothing either way; only
+ * a connection lost during COMMIT leaves the client unsure which, so the
+ * messages do not promise that nothing changed. They say which outage, never
+ * the driver's text (paths, hosts).
  */
 function databaseFailure(err: unknown): { status: ErrorStatus; message: string } | undefined {
   if (isMissingRow(err)) return { status: 'NOT_FOUND', message: 'the record this request changes no longer exists (it was deleted meanwhile)' };
-  if (isTransactionContention(err)) return { status: 'UNAVAILABLE', message: 'the database is busy; retry the request' };
+  // Before the outages: PostgreSQL's query_canceled is no outage of its own.
   if (isStatementTimeout(err)) return { status: 'UNAVAILABLE', message: 'the database took too long to answer (statement timeout); retry the request' };
+  const outage = databaseOutage(err);
+  if (outage !== undefined) return { status: 'UNAVAILABLE', message: OUTAGE_MESSAGES[outage] };
   return undefined;
 }
+
+const OUTAGE_MESSAGES: Record<DatabaseOutage, string> = {
+  busy: 'the database is busy; retry the request',
+  unreachable: 'the database is unavailable; retry the request',
+  full: 'the database is out of storage space; retry once an operator has freed space',
+};

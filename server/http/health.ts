@@ -12,8 +12,13 @@ const READY_TIMEOUT_MS = 2000;
  * database answers and every migration this build ships is applied
  * (readiness), else 503. Unauthenticated, outside the POST-only rule, and
  * cheap: liveness touches nothing, readiness is one indexed read.
+ *
+ * Redis (REDIS_URL) is reported but does not make the process unready: every
+ * process loses it at once, so a 503 would take all of them out of rotation,
+ * while each can serve alone (rate limits count in memory, real-time
+ * messages stay within the process). `degraded` tells the operator.
  */
-export function healthRoutes(options: { db: Db; provider: Provider }): Router {
+export function healthRoutes(options: { db: Db; provider: Provider; redisReady?: () => boolean }): Router {
   const expected = readMigrationsList(migrationsDirFor(options.provider)).migrationDirectories.map((d) => d.path);
   const router = Router();
   // Probes are not in the access log nor in the request metrics.
@@ -27,17 +32,22 @@ export function healthRoutes(options: { db: Db; provider: Provider }): Router {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from the database within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
     });
+    // Read at the answer: the connection's state, no round trip (ioredis flips it on close and on reconnect).
+    const redis = () => (options.redisReady === undefined ? {} : { redis: options.redisReady() ? ('ok' as const) : ('unavailable' as const) });
     Promise.race([appliedMigrations(options.db), timeout])
       .then(
         (applied) => {
           const missing = expected.filter((name) => !applied.has(name));
-          if (missing.length === 0) return void noStore(res).json({ status: 'ok' });
-          noStore(res).status(503).json({ status: 'unavailable', reason: `${missing.length} migration(s) not applied` });
+          const checks = { database: 'ok' as const, ...redis() };
+          if (missing.length === 0) return void noStore(res).json({ status: checks.redis === 'unavailable' ? 'degraded' : 'ok', checks });
+          noStore(res).status(503).json({ status: 'unavailable', reason: `${missing.length} migration(s) not applied`, checks });
         },
         (error: unknown) => {
           // The cause (host, driver code) is for the operator's log, not for whoever can reach the probe.
           req.log?.warn({ err: error }, 'readiness check failed');
-          noStore(res).status(503).json({ status: 'unavailable', reason: 'the database check failed' });
+          noStore(res)
+            .status(503)
+            .json({ status: 'unavailable', reason: 'the database check failed', checks: { database: 'unavailable', ...redis() } });
         },
       )
       .finally(() => clearTimeout(timer));

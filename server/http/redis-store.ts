@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { blameVariable } from '../lib/startup-error.js';
 import type { StoreFactory } from './rate-limits.js';
@@ -8,7 +9,10 @@ import type { StoreFactory } from './rate-limits.js';
  * processes enforce one limit. Connects eagerly: a wrong URL fails the start
  * instead of the first request.
  */
-export async function connectRedis(url: string): Promise<{ redis: Redis; storeFor: StoreFactory }> {
+export async function connectRedis(
+  url: string,
+  onOutage: (error: unknown) => void = () => undefined,
+): Promise<{ redis: Redis; storeFor: StoreFactory; ready(): boolean }> {
   // No retries while starting: an unreachable Redis is a configuration error to report, not to wait out.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, retryStrategy: () => null, connectTimeout: 5000 });
   // ioredis prints unhandled 'error' events to the console as multi-line traces.
@@ -26,12 +30,83 @@ export async function connectRedis(url: string): Promise<{ redis: Redis; storeFo
   // Once running, reconnect after a Redis restart (the default backoff).
   redis.options.retryStrategy = (times) => Math.min(times * 50, 2000);
   redis.on('error', () => {
-    // Reported per request by the rate limiter; a lost connection is retried above.
+    // A lost connection is retried above; the outage is reported once by the stores (onOutage) and in /readyz.
   });
+  const ready = () => redis.status === 'ready';
+  let down = false;
+  const outage = (error: unknown) => {
+    if (!down) onOutage(error);
+    down = true;
+  };
+  redis.on('ready', () => (down = false));
   const storeFor: StoreFactory = (prefix) =>
-    new RedisStore({
-      prefix: `collab:${prefix}`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
-    });
-  return { redis, storeFor };
+    new FallbackStore(
+      new RedisStore({
+        prefix: `collab:${prefix}`,
+        sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
+      }),
+      ready,
+      outage,
+    );
+  return { redis, storeFor, ready };
+}
+
+/**
+ * Counts in Redis while it answers, in this process's memory while it does
+ * not: a Redis outage must not take the service down with it (every request
+ * passes a limiter). Meanwhile each process enforces the limits on its own
+ * traffic, so a client spread over N processes gets up to N times the limit
+ * for the length of the outage. While the client is not connected, Redis is
+ * not even tried: its offline queue would hold each request for seconds.
+ */
+class FallbackStore implements Store {
+  readonly localKeys = false;
+  readonly prefix: string | undefined;
+  readonly #memory = new MemoryStore();
+
+  constructor(
+    private readonly redis: RedisStore,
+    private readonly ready: () => boolean,
+    private readonly onOutage: (error: unknown) => void,
+  ) {
+    this.prefix = redis.prefix;
+  }
+
+  init(options: Options): void {
+    this.redis.init(options);
+    this.#memory.init(options);
+  }
+
+  async #either<T>(remote: () => Promise<T>, local: () => T | Promise<T>): Promise<T> {
+    if (!this.ready()) {
+      this.onOutage(new Error('redis is not connected'));
+      return local();
+    }
+    try {
+      return await remote();
+    } catch (error) {
+      this.onOutage(error);
+      return local();
+    }
+  }
+
+  get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    return this.#either(() => this.redis.get(key), () => this.#memory.get(key));
+  }
+
+  increment(key: string): Promise<IncrementResponse> {
+    return this.#either(() => this.redis.increment(key), () => this.#memory.increment(key));
+  }
+
+  decrement(key: string): Promise<void> {
+    return this.#either(() => this.redis.decrement(key), () => this.#memory.decrement(key));
+  }
+
+  resetKey(key: string): Promise<void> {
+    return this.#either(() => this.redis.resetKey(key), () => this.#memory.resetKey(key));
+  }
+
+  shutdown(): void {
+    this.#memory.shutdown();
+  }
 }

@@ -50,7 +50,7 @@ export interface PoolStats {
   open: number;
   /** Of those, not serving a query or transaction (SQLite: its statement gate is free). */
   idle: number;
-  /** Queries and transactions waiting for a connection (PostgreSQL: the pool's queue; SQLite: the statement gate's line). */
+  /** Queries and transactions waiting for a connection (PostgreSQL: the pool's queue; SQLite: the statement gate's line, and those waiting out another connection's lock on the file). */
   waiting: number;
   /** The most connections the pool opens. */
   max: number;

@@ -34,7 +34,7 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
   const sub = new Redis(url, { enableReadyCheck: false });
   for (const client of [pub, sub]) client.on('error', (error) => log.warn({ err: error }, 'redis (real-time fan-out) connection error'));
   const handlers: ((message: unknown) => void)[] = [];
-  sub.on('message', (_channel: string, raw: string) => {
+  const deliver = (raw: string) => {
     let message: unknown;
     try {
       message = JSON.parse(raw);
@@ -42,11 +42,22 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
       return;
     }
     handlers.forEach((handler) => handler(message));
-  });
+  };
+  sub.on('message', (_channel: string, raw: string) => deliver(raw));
   await sub.subscribe(CHANNEL);
+  // While Redis is away, this process's own clients still get its messages (the other processes miss them);
+  // the offline queue is not waited on, it would hold the caller for seconds.
+  const local = (raw: string) => queueMicrotask(() => deliver(raw));
   return {
     async publish(message) {
-      await pub.publish(CHANNEL, JSON.stringify(message));
+      const raw = JSON.stringify(message);
+      if (pub.status !== 'ready' || sub.status !== 'ready') return local(raw);
+      try {
+        await pub.publish(CHANNEL, raw);
+      } catch (error) {
+        log.warn({ err: error }, 'publishing to redis failed; delivered within this process only');
+        local(raw);
+      }
     },
     subscribe: (handler) => void handlers.push(handler),
     async close() {

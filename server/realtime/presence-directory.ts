@@ -64,15 +64,26 @@ export async function redisPresenceDirectory(url: string, log: Logger): Promise<
       await multi.exec();
     },
     async othersOf(processId, document) {
-      const others = (await redis.smembers(membersKey(document))).filter((member) => member !== processId);
-      if (others.length === 0) return [];
-      const reports = await redis.mget(others.map((member) => reportKey(document, member)));
-      const expired = others.filter((_, i) => reports[i] === null);
-      if (expired.length > 0) await redis.srem(membersKey(document), ...expired);
-      return reports.flatMap((report) => (report === null ? [] : (JSON.parse(report) as ReportedUser[])));
+      // Without Redis, Get Presence still answers with this process's own connections (the caller adds them).
+      if (redis.status !== 'ready') return [];
+      try {
+        return await readOthers(processId, document);
+      } catch (error) {
+        log.warn({ err: error }, 'reading the presence directory failed; answering with this process\'s connections only');
+        return [];
+      }
     },
     async close() {
       await redis.quit().catch(() => undefined);
     },
   };
+
+  async function readOthers(processId: string, document: DocumentKey): Promise<ReportedUser[]> {
+    const others = (await redis.smembers(membersKey(document))).filter((member) => member !== processId);
+    if (others.length === 0) return [];
+    const reports = await redis.mget(others.map((member) => reportKey(document, member)));
+    const expired = others.filter((_, i) => reports[i] === null);
+    if (expired.length > 0) await redis.srem(membersKey(document), ...expired);
+    return reports.flatMap((report) => (report === null ? [] : (JSON.parse(report) as ReportedUser[])));
+  }
 }

@@ -18,7 +18,7 @@ describe('health probes', () => {
   });
 
   it('GET /readyz answers 200 when the database answers and every migration is applied', async () => {
-    expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await get('/readyz')).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok' } }, cache: 'no-store' });
   });
 
   it('GET /readyz answers 503 while a migration of this build is not applied', async () => {
@@ -26,7 +26,10 @@ describe('health probes', () => {
     const [last] = await db.$queryRawUnsafe<{ name: string }[]>('SELECT migration_name AS name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1');
     await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = finished_at WHERE migration_name = '${last!.name}'`);
     try {
-      expect(await get('/readyz')).toMatchObject({ status: 503, body: { status: 'unavailable', reason: '1 migration(s) not applied' } });
+      expect(await get('/readyz')).toMatchObject({
+        status: 503,
+        body: { status: 'unavailable', reason: '1 migration(s) not applied', checks: { database: 'ok' } },
+      });
     } finally {
       await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE migration_name = '${last!.name}'`);
     }
@@ -45,7 +48,7 @@ describe('GET /readyz when the check query fails', () => {
     await other.running.database.db.$executeRawUnsafe('DROP TABLE _prisma_migrations');
     const res = await fetch(new URL('/readyz', other.url));
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ status: 'unavailable', reason: 'the database check failed' });
+    expect(await res.json()).toEqual({ status: 'unavailable', reason: 'the database check failed', checks: { database: 'unavailable' } });
     await other.close();
   });
 });
