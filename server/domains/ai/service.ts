@@ -86,7 +86,7 @@ export function createAiService(deps: AiDeps) {
         if ('refusal' in answer) return fail(provider, 'refusal', `${provider} declined to answer: ${answer.refusal}`);
         return fail(provider, 'no-text', `${provider} returned no text`);
       } catch (error) {
-        const failure = providerFailure(provider, error, apiKey, timeoutMs, outcome);
+        const failure = await providerFailure(provider, error, apiKey, timeoutMs, outcome);
         // Not the provider's doing: INTERNAL, but the error logged is ours, scrubbed of the key (an SDK or
         // fetch error can carry a header value, the key inside it).
         if (failure === undefined) throw new Error(`unexpected ${errorClass(error)} during the ${provider} call: ${scrubKey(errorText(error), apiKey)}`);
