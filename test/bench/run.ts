@@ -50,6 +50,8 @@ interface Measurement {
 
 interface ScenarioResult extends Measurement {
   ratioToBare: number | null;
+  /** p99 latency as a multiple of the bare baseline's p99 (the issue's target: at most 2). */
+  p99RatioToBare: number | null;
 }
 
 /** A scenario that measured itself: its figures, or why it was skipped or failed. */
@@ -190,6 +192,8 @@ function encodeBody(body: unknown): string | undefined {
 interface Started {
   child: ChildProcess;
   url: string;
+  /** The last few KiB the process wrote to stderr, for a row that fails because it died. */
+  stderr(): string;
 }
 
 /**
@@ -215,7 +219,7 @@ function startChild(label: string, args: string[], env: NodeJS.ProcessEnv, fallb
       if (error) {
         if (alive(child)) child.kill('SIGKILL');
         reject(error);
-      } else resolve({ child, url: url! });
+      } else resolve({ child, url: url!, stderr: () => stderr.text() });
     };
     const timer = setTimeout(
       () => finish(new Error(`${label} did not start within ${START_TIMEOUT_MS / 1000} s\n${stderr.text()}\n${stdout.text()}`)),
@@ -365,8 +369,8 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
 // ---------------------------------------------------------------- output
 
 function table(bare: Measurement, rows: ScenarioResult[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'peak RSS MiB', ''];
-  const line = (m: Measurement, ratio: number | null) => [
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'peak RSS MiB', ''];
+  const line = (m: Measurement, ratio: number | null, p99Ratio: number | null) => [
     m.name,
     m.requestsPerSec.toFixed(0),
     m.p50Ms.toFixed(2),
@@ -374,10 +378,11 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
     String(m.non2xx),
     String(m.errors),
     ratio === null ? '-' : ratio.toFixed(3),
+    p99Ratio === null ? '-' : p99Ratio.toFixed(2),
     m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
     m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
   ];
-  const body = [line(bare, 1), ...rows.map((r) => line(r, r.ratioToBare))];
+  const body = [line(bare, 1, 1), ...rows.map((r) => line(r, r.ratioToBare, r.p99RatioToBare))];
   const last = header.length - 1;
   const widths = header.map((h, i) => (i === last ? 0 : Math.max(h.length, ...body.map((r) => (r[i] ?? '').length))));
   const format = (cells: string[]) =>
@@ -478,6 +483,8 @@ async function main(): Promise<number> {
     body: { data: {} },
   });
 
+  const died = () =>
+    `server process died (code ${server.child.exitCode}, signal ${server.child.signalCode})${server.stderr() ? `: ${server.stderr().slice(-2_000)}` : ''}`;
   const results: ScenarioResult[] = [];
   const measured: MeasuredResult[] = [];
   for (const scenario of selected) {
@@ -501,7 +508,7 @@ async function main(): Promise<number> {
       }
       if (!alive(server.child)) {
         row.ok = false;
-        row.problem = [row.problem, 'server process died'].filter(Boolean).join('; ');
+        row.problem = [row.problem, died()].filter(Boolean).join('; ');
       }
       measured.push(row);
       if (!alive(server.child)) break;
@@ -520,9 +527,15 @@ async function main(): Promise<number> {
     }
     if (!alive(server.child)) {
       measurement.ok = false;
-      measurement.problem = [measurement.problem, 'server process died'].filter(Boolean).join('; ');
+      measurement.problem = [measurement.problem, died()].filter(Boolean).join('; ');
     }
-    results.push({ ...measurement, ratioToBare: bare.requestsPerSec > 0 && measurement.ok ? round(measurement.requestsPerSec / bare.requestsPerSec, 3) : null });
+    results.push({
+      ...measurement,
+      ratioToBare: bare.requestsPerSec > 0 && measurement.ok ? round(measurement.requestsPerSec / bare.requestsPerSec, 3) : null,
+      // Bulk writes run on fewer connections than the baseline, so their p99 is not comparable to its.
+      p99RatioToBare:
+        bare.p99Ms > 0 && measurement.ok && (scenario.connections ?? CONNECTIONS) === CONNECTIONS ? round(measurement.p99Ms / bare.p99Ms, 2) : null,
+    });
     if (!alive(server.child)) break;
   }
 
