@@ -3,7 +3,7 @@ import type { TAskAiData, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
 import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { providerFailure, scrubKey } from './failures.js';
-import { createProviderCalls, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
+import { createProviderCalls, loadSdks, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
 
 export interface AiDeps {
   /** The calling application's sealed key for a provider, null when none is set (`ai-key set`). */
@@ -57,6 +57,8 @@ export function createAiService(deps: AiDeps) {
         return fail(provider, 'key-unreadable', `the stored API key for provider ${provider} cannot be decrypted; set it again with \`ai-key set --provider ${provider}\``);
       }
 
+      // The SDKs are imported on the first call (see loadSdks): that is our time, not the provider's, so before the deadline starts.
+      await loadSdks();
       // One deadline for the whole call, the answer's body included (the SDKs' own timeout ends at the response headers).
       const outcome = { timedOut: false, cancelled: false };
       const deadline = new AbortController();
