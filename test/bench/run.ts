@@ -43,6 +43,13 @@ interface Measurement {
   errors: number;
   timeouts: number;
   peakRssMiB: number | null;
+  /**
+   * CPU time the server process used per 2xx response during the measured run (user + system, from
+   * /proc/<pid>/stat), in ms. Unlike requests/s it hardly depends on what else the machine runs. On
+   * SQLite it includes the queries (the driver runs in the process); on PostgreSQL the database's own
+   * CPU is not in it.
+   */
+  cpuMsPerRequest: number | null;
   ok: boolean;
   /** Why the row is flagged, when it is. */
   problem?: string;
@@ -301,6 +308,22 @@ function rssSampler(pid: number): { stop(): number | null } {
   };
 }
 
+/** User + system CPU time `pid` has used so far, in ms (Linux /proc); null elsewhere. */
+function cpuMs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: /proc reports CPU times in these ticks, 100 per second on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 function cannon(url: string, request: BenchRequest, seconds: number, connections = CONNECTIONS): Promise<autocannon.Result> {
   return autocannon({
     url: new URL(request.path, url).toString(),
@@ -329,7 +352,7 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
 async function measure(name: string, url: string, pid: number, request: BenchRequest, connections = CONNECTIONS): Promise<Measurement> {
   const problem = await probe(url, request);
   if (problem) {
-    return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem };
+    return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, cpuMsPerRequest: null, ok: false, problem };
   }
   if (WARMUP > 0) {
     log(`${name}: warm-up ${WARMUP} s`);
@@ -337,8 +360,11 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
   }
   log(`${name}: ${connections} connections for ${DURATION} s`);
   const rss = rssSampler(pid);
+  const cpuBefore = cpuMs(pid);
   const result = await cannon(url, request, DURATION, connections);
+  const cpuAfter = cpuMs(pid);
   const peakRssMiB = rss.stop();
+  const served = result['2xx'];
   const measurement: Measurement = {
     name,
     requestsPerSec: round(result.requests.mean, 1),
@@ -348,6 +374,7 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
     errors: result.errors,
     timeouts: result.timeouts,
     peakRssMiB,
+    cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && served > 0 ? round((cpuAfter - cpuBefore) / served, 3) : null,
     ok: true,
   };
   const problems: string[] = [];
@@ -369,7 +396,7 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
 // ---------------------------------------------------------------- output
 
 function table(bare: Measurement, rows: ScenarioResult[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'peak RSS MiB', ''];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'CPU ms/req', 'peak RSS MiB', ''];
   const line = (m: Measurement, ratio: number | null, p99Ratio: number | null) => [
     m.name,
     m.requestsPerSec.toFixed(0),
@@ -379,6 +406,7 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
     String(m.errors),
     ratio === null ? '-' : ratio.toFixed(3),
     p99Ratio === null ? '-' : p99Ratio.toFixed(2),
+    m.cpuMsPerRequest === null ? '-' : m.cpuMsPerRequest.toFixed(2),
     m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
     m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
   ];
@@ -523,7 +551,7 @@ async function main(): Promise<number> {
       measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx), scenario.connections);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem: message };
+      measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, cpuMsPerRequest: null, ok: false, problem: message };
     }
     if (!alive(server.child)) {
       measurement.ok = false;
