@@ -111,6 +111,32 @@ const updateLargeText: Scenario = {
   }),
 };
 
+// ---------------------------------------------------------------- Get on a 4 KB text
+
+const GET_KEY: EditorKey = { organizationId: ORG, documentId: 'bench-crdt-get', editorId: 'main' };
+
+/** About 4 KB of text in 60 lines. */
+function fourKbText(): string {
+  return Array.from({ length: 60 }, (_, i) => `Paragraph ${i} notes what the team agreed on item ${i} of the plan, and why.`).join('\n');
+}
+
+/**
+ * Get CRDT Data of one editor holding ~4 KB of text, added through the API
+ * in setup: the value and the whole Y.Doc state (base64) per request. The
+ * document stays loaded while requests keep coming, so this measures reads
+ * of a live document.
+ */
+export const crdtGetScenario: Scenario = {
+  name: 'Get CRDT Data (4 KB text)',
+  async setup(ctx) {
+    await withOrganization(ctx);
+    const headers = serviceHeaders(ctx.workspace);
+    await ctx.post('/v2/organizations/documents/add', { data: { organizationId: ORG, documentId: GET_KEY.documentId } }, headers);
+    await ctx.post('/v2/crdt/add', { data: { ...GET_KEY, type: 'text', data: fourKbText() } }, headers);
+  },
+  request: (ctx) => ({ path: '/v2/crdt/get', headers: serviceHeaders(ctx.workspace), body: { data: GET_KEY } }),
+};
+
 // ---------------------------------------------------------------- fan-out to 200 clients
 
 const FANOUT_CLIENTS = 200;

@@ -45,6 +45,13 @@ interface Measurement {
   errors: number;
   timeouts: number;
   peakRssMiB: number | null;
+  /**
+   * CPU time the server process used per 2xx response during the measured run (user + system, from
+   * /proc/<pid>/stat), in ms. Unlike requests/s it hardly depends on what else the machine runs. On
+   * SQLite it includes the queries (the driver runs in the process); on PostgreSQL the database's own
+   * CPU is not in it.
+   */
+  cpuMsPerRequest: number | null;
   ok: boolean;
   /** Why the row is flagged, when it is. */
   problem?: string;
@@ -52,6 +59,8 @@ interface Measurement {
 
 interface ScenarioResult extends Measurement {
   ratioToBare: number | null;
+  /** p99 latency as a multiple of the bare baseline's p99 (the issue's target: at most 2). */
+  p99RatioToBare: number | null;
 }
 
 /** A scenario that measured itself: its figures, or why it was skipped or failed. */
@@ -192,6 +201,8 @@ function encodeBody(body: unknown): string | undefined {
 interface Started {
   child: ChildProcess;
   url: string;
+  /** The last few KiB the process wrote to stderr, for a row that fails because it died. */
+  stderr(): string;
 }
 
 /**
@@ -217,7 +228,7 @@ function startChild(label: string, args: string[], env: NodeJS.ProcessEnv, fallb
       if (error) {
         if (alive(child)) child.kill('SIGKILL');
         reject(error);
-      } else resolve({ child, url: url! });
+      } else resolve({ child, url: url!, stderr: () => stderr.text() });
     };
     const timer = setTimeout(
       () => finish(new Error(`${label} did not start within ${START_TIMEOUT_MS / 1000} s\n${stderr.text()}\n${stdout.text()}`)),
@@ -299,6 +310,22 @@ function rssSampler(pid: number): { stop(): number | null } {
   };
 }
 
+/** User + system CPU time `pid` has used so far, in ms (Linux /proc); null elsewhere. */
+function cpuMs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: /proc reports CPU times in these ticks, 100 per second on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 function cannon(url: string, request: BenchRequest, seconds: number, connections = CONNECTIONS): Promise<autocannon.Result> {
   return autocannon({
     url: new URL(request.path, url).toString(),
@@ -327,7 +354,7 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
 async function measure(name: string, url: string, pid: number, request: BenchRequest, connections = CONNECTIONS): Promise<Measurement> {
   const problem = await probe(url, request);
   if (problem) {
-    return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem };
+    return { name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, cpuMsPerRequest: null, ok: false, problem };
   }
   if (WARMUP > 0) {
     log(`${name}: warm-up ${WARMUP} s`);
@@ -335,8 +362,11 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
   }
   log(`${name}: ${connections} connections for ${DURATION} s`);
   const rss = rssSampler(pid);
+  const cpuBefore = cpuMs(pid);
   const result = await cannon(url, request, DURATION, connections);
+  const cpuAfter = cpuMs(pid);
   const peakRssMiB = rss.stop();
+  const served = result['2xx'];
   const measurement: Measurement = {
     name,
     requestsPerSec: round(result.requests.mean, 1),
@@ -346,6 +376,7 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
     errors: result.errors,
     timeouts: result.timeouts,
     peakRssMiB,
+    cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && served > 0 ? round((cpuAfter - cpuBefore) / served, 3) : null,
     ok: true,
   };
   const problems: string[] = [];
@@ -367,8 +398,8 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
 // ---------------------------------------------------------------- output
 
 function table(bare: Measurement, rows: ScenarioResult[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'peak RSS MiB', ''];
-  const line = (m: Measurement, ratio: number | null) => [
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'CPU ms/req', 'peak RSS MiB', ''];
+  const line = (m: Measurement, ratio: number | null, p99Ratio: number | null) => [
     m.name,
     m.requestsPerSec.toFixed(0),
     m.p50Ms.toFixed(2),
@@ -376,10 +407,12 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
     String(m.non2xx),
     String(m.errors),
     ratio === null ? '-' : ratio.toFixed(3),
+    p99Ratio === null ? '-' : p99Ratio.toFixed(2),
+    m.cpuMsPerRequest === null ? '-' : m.cpuMsPerRequest.toFixed(2),
     m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
     m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
   ];
-  const body = [line(bare, 1), ...rows.map((r) => line(r, r.ratioToBare))];
+  const body = [line(bare, 1, 1), ...rows.map((r) => line(r, r.ratioToBare, r.p99RatioToBare))];
   const last = header.length - 1;
   const widths = header.map((h, i) => (i === last ? 0 : Math.max(h.length, ...body.map((r) => (r[i] ?? '').length))));
   const format = (cells: string[]) =>
@@ -481,6 +514,8 @@ async function main(): Promise<number> {
     body: { data: {} },
   });
 
+  const died = () =>
+    `server process died (code ${server.child.exitCode}, signal ${server.child.signalCode})${server.stderr() ? `: ${server.stderr().slice(-2_000)}` : ''}`;
   const results: ScenarioResult[] = [];
   const measured: MeasuredResult[] = [];
   for (const scenario of selected) {
@@ -504,7 +539,7 @@ async function main(): Promise<number> {
       }
       if (!alive(server.child)) {
         row.ok = false;
-        row.problem = [row.problem, 'server process died'].filter(Boolean).join('; ');
+        row.problem = [row.problem, died()].filter(Boolean).join('; ');
       }
       measured.push(row);
       if (!alive(server.child)) break;
@@ -519,13 +554,19 @@ async function main(): Promise<number> {
       measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx), scenario.connections);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, ok: false, problem: message };
+      measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, cpuMsPerRequest: null, ok: false, problem: message };
     }
     if (!alive(server.child)) {
       measurement.ok = false;
-      measurement.problem = [measurement.problem, 'server process died'].filter(Boolean).join('; ');
+      measurement.problem = [measurement.problem, died()].filter(Boolean).join('; ');
     }
-    results.push({ ...measurement, ratioToBare: bare.requestsPerSec > 0 && measurement.ok ? round(measurement.requestsPerSec / bare.requestsPerSec, 3) : null });
+    results.push({
+      ...measurement,
+      ratioToBare: bare.requestsPerSec > 0 && measurement.ok ? round(measurement.requestsPerSec / bare.requestsPerSec, 3) : null,
+      // Bulk writes run on fewer connections than the baseline, so their p99 is not comparable to its.
+      p99RatioToBare:
+        bare.p99Ms > 0 && measurement.ok && (scenario.connections ?? CONNECTIONS) === CONNECTIONS ? round(measurement.p99Ms / bare.p99Ms, 2) : null,
+    });
     if (!alive(server.child)) break;
   }
 

@@ -5,10 +5,12 @@
  * `request()` returns the one request autocannon repeats. Keep state that
  * `setup()` creates in variables closed over by the entry (see README.md).
  */
+import { readFileSync } from 'node:fs';
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
-import { crdtScenarios } from './crdt.js';
+import { crdtGetScenario, crdtScenarios } from './crdt.js';
 import { memoryScenarios } from './memory.js';
+import { pagingScenarios } from './paging.js';
 import { webhookScenarios } from './webhooks.js';
 
 export interface WorkspaceCredentials {
@@ -101,6 +103,36 @@ export const scenarios: Scenario[] = [
     }),
   },
 ];
+
+/**
+ * The resident memory of a server process at rest: a fresh process of the
+ * built server on the bench database, 2 s after it began answering HTTP,
+ * before any API request; and again 20 s later, once V8's memory reducer
+ * (which runs after some seconds without work) has shrunk the heap.
+ */
+scenarios.push({
+  name: 'Idle RSS after start',
+  async measure(ctx) {
+    const server = await ctx.startServer();
+    const kib = (key: string) => {
+      const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+      return Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    };
+    const mib = (value: number) => Math.round(value / 102.4) / 10;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const figures = [
+        { name: 'RSS 2 s after start', value: mib(kib('VmRSS')), unit: 'MiB' },
+        { name: 'peak RSS while starting', value: mib(kib('VmHWM')), unit: 'MiB' },
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      figures.push({ name: 'RSS 22 s after start', value: mib(kib('VmRSS')), unit: 'MiB' });
+      return { figures };
+    } finally {
+      await server.stop();
+    }
+  },
+});
 
 /**
  * Get Permissions for 10 users x 30 documents in one organization: 10 users at
@@ -325,61 +357,11 @@ for (const page of [1, 50] as const) {
   });
 }
 
-/**
- * Get Activity Logs with 100,000 activity records in one organization, at the
- * default page size (1000): page 1, and page 50 through the keyset token
- * (the two should cost the same). The records are seeded with one INSERT …
- * SELECT over a generated series (the same statement on SQLite and
- * PostgreSQL), not 100,000 requests.
- */
-const ACTIVITY_ORG = 'bench-act-org';
-const ACTIVITY_RECORDS = 100_000;
-let activityPage50Token = '';
-scenarios.push({
-  name: 'Get Activity Logs page 1 (100,000 records)',
-  async setup(ctx) {
-    await ctx.post('/v2/organizations/add', { data: { organizationId: ACTIVITY_ORG } }, serviceHeaders(ctx.workspace));
-    const { apiKey } = await ctx.cli<{ apiKey: { id: string } }>(['workspace', 'get', '--api-key', ctx.workspace.apiKey]);
-    await seedActivities(ctx.databaseUrl, apiKey.id);
-  },
-  request: (ctx) => ({ path: '/v2/activities/get', headers: serviceHeaders(ctx.workspace), body: { data: { organizationId: ACTIVITY_ORG } } }),
-});
-scenarios.push({
-  name: 'Get Activity Logs page 50 (100,000 records)',
-  async setup(ctx) {
-    let pageToken: string | undefined;
-    for (let page = 1; page < 50; page++) {
-      const body = { data: { organizationId: ACTIVITY_ORG, ...(pageToken ? { pageToken } : {}) } };
-      pageToken = (await ctx.post<{ result: { pageToken: string } }>('/v2/activities/get', body, serviceHeaders(ctx.workspace))).result.pageToken;
-    }
-    activityPage50Token = pageToken!;
-  },
-  request: (ctx) => ({
-    path: '/v2/activities/get',
-    headers: serviceHeaders(ctx.workspace),
-    body: { data: { organizationId: ACTIVITY_ORG, pageToken: activityPage50Token } },
-  }),
-});
+/** Get Documents, Get Users and Get Activity Logs on 1,000,000 rows: page 1 against the page at row 900,000 (paging.ts). */
+scenarios.push(...pagingScenarios);
 
-async function seedActivities(databaseUrl: string, apiKeyId: string): Promise<void> {
-  const database = await openDatabase(databaseUrl);
-  const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
-  const start = Date.UTC(2026, 0, 1);
-  try {
-    await database.db.$executeRawUnsafe(`
-      WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${ACTIVITY_RECORDS - 1})
-      INSERT INTO "Activity" ("apiKeyId", "id", "organizationId", "documentId", "featureType", "actionType", "userId", "actionUser",
-                              "targetEntityId", "template", "templateData", "timestamp")
-      SELECT ${quote(apiKeyId)}, 'act_bench' || (1000000 + i), ${quote(ACTIVITY_ORG)}, 'bench-doc-' || (i % 100),
-             CASE i % 3 WHEN 0 THEN 'comment' WHEN 1 THEN 'reaction' ELSE 'custom' END, 'comment.add', 'bench-u' || (i % 50),
-             '{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"}', 'ann-' || (i % 5000),
-             '{{actionUser.name}} commented', '{"actionUser":{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"},"commentId":"c' || i || '"}',
-             ${start} + i
-      FROM n`);
-  } finally {
-    await database.close();
-  }
-}
+/** Get CRDT Data of a document of ~4 KB of text (crdt.ts). */
+scenarios.push(crdtGetScenario);
 
 /** Suggest Decision over 50,000 judgments in one workspace, and the rebuild of its index after a change (memory.ts). */
 scenarios.push(...memoryScenarios);

@@ -335,9 +335,9 @@ export function createAccessRepo(db: Db) {
       resource: { type: ResourceType; id: string },
       q: { userIds?: string[]; after?: Cursor; take: number; nowSeconds: number },
     ) => {
-      const cursor = q.after
-        ? { OR: [{ createdAt: { gt: new Date(q.after.at) } }, { createdAt: new Date(q.after.at), principalId: { gt: q.after.id } }] }
-        : {};
+      // Through keysetAfter, like every other list: its bare range on createdAt lets the database seek in
+      // Grant_members_idx (with the OR alone it read and sorted every member of the resource on every page).
+      const cursor = keysetAfter(q.after, (at) => new Date(at), { id: 'principalId' });
       const rows = await db.grant.findMany({
         where: {
           apiKeyId,

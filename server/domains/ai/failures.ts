@@ -1,6 +1,6 @@
-import { APIConnectionError as AnthropicConnectionError, APIConnectionTimeoutError as AnthropicTimeout, APIError as AnthropicApiError, APIUserAbortError as AnthropicAbort } from '@anthropic-ai/sdk';
-import { APIConnectionError as OpenAiConnectionError, APIConnectionTimeoutError as OpenAiTimeout, APIError as OpenAiApiError, APIUserAbortError as OpenAiAbort } from 'openai';
-import type { AiProviderName } from './providers.js';
+import type { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
+import type { APIError as OpenAiApiError } from 'openai';
+import { loadSdks, type AiProviderName } from './providers.js';
 
 /**
  * A provider call that gave no answer, as the caller reads it (`error`) and
@@ -26,11 +26,21 @@ const MAX_PROVIDER_MESSAGE = 300;
  * error is not the provider's doing (a bug of ours stays INTERNAL).
  * Never contains the key: see scrubKey.
  */
-export function providerFailure(provider: AiProviderName, error: unknown, apiKey: string, timeoutMs: number, outcome: CallOutcome): ProviderFailure | undefined {
+export async function providerFailure(
+  provider: AiProviderName,
+  error: unknown,
+  apiKey: string,
+  timeoutMs: number,
+  outcome: CallOutcome,
+): Promise<ProviderFailure | undefined> {
   const timeout: ProviderFailure = { error: `${provider} did not answer within ${timeoutMs} ms`, status: 'timeout' };
   // Our own abort surfaces as whatever the SDK was doing at the time (an abort error, a broken body read).
   if (outcome.timedOut) return timeout;
   if (outcome.cancelled) return { error: `the request was cancelled before ${provider} answered`, status: 'cancelled' };
+  // Loaded already: the call that failed used them.
+  const { OpenAI, Anthropic } = await loadSdks();
+  const { APIConnectionTimeoutError: OpenAiTimeout, APIUserAbortError: OpenAiAbort, APIConnectionError: OpenAiConnectionError, APIError: OpenAiApiError } = OpenAI;
+  const { APIConnectionTimeoutError: AnthropicTimeout, APIUserAbortError: AnthropicAbort, APIConnectionError: AnthropicConnectionError, APIError: AnthropicApiError } = Anthropic;
   if (error instanceof OpenAiTimeout || error instanceof AnthropicTimeout) return timeout;
   if (error instanceof OpenAiAbort || error instanceof AnthropicAbort) return { error: `the call to ${provider} was aborted`, status: 'cancelled' };
   if (error instanceof OpenAiConnectionError || error instanceof AnthropicConnectionError) return { error: `could not reach ${provider}`, status: 'unreachable' };

@@ -1,5 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 import { AI_MODEL_PREFIXES, PROMPT_IN_USER_MESSAGE_PREFIXES, type AiProviderName } from '../../../contract/ai/ask-ai.js';
 import type { AiConfig } from '../../config.js';
 
@@ -60,6 +60,7 @@ export function messagesFor(input: Completion): OpenAI.Chat.ChatCompletionMessag
  */
 export function createProviderCalls(config: AiConfig) {
   const openAiCompatible = (baseURL: string) => async (apiKey: string, input: Completion, signal: AbortSignal): Promise<Answer> => {
+    const { OpenAI } = await loadSdks();
     const client = new OpenAI({
       apiKey,
       baseURL,
@@ -80,6 +81,7 @@ export function createProviderCalls(config: AiConfig) {
 
   const anthropic = async (apiKey: string, input: Completion, signal: AbortSignal): Promise<Answer> => {
     // openTelemetry off: the SDK would otherwise follow ANTHROPIC_OPEN_TELEMETRY* and may put the user's text into trace spans.
+    const { Anthropic } = await loadSdks();
     const client = new Anthropic({ apiKey, baseURL: config.anthropicBaseUrl, maxRetries: 0, timeout: config.timeoutMs, logLevel: 'off', openTelemetry: false });
     const message = await client.messages.create(
       {
@@ -105,3 +107,15 @@ export function createProviderCalls(config: AiConfig) {
 }
 
 export type ProviderCalls = ReturnType<typeof createProviderCalls>;
+
+let sdks: Promise<{ OpenAI: typeof OpenAI; Anthropic: typeof Anthropic }> | undefined;
+
+/**
+ * The provider SDKs, imported on the first Ask AI call rather than at start:
+ * together they add ~30 MB to the resident memory of a process that may never
+ * call a provider.
+ */
+export function loadSdks(): Promise<{ OpenAI: typeof OpenAI; Anthropic: typeof Anthropic }> {
+  sdks ??= Promise.all([import('openai'), import('@anthropic-ai/sdk')]).then(([openai, anthropic]) => ({ OpenAI: openai.default, Anthropic: anthropic.default }));
+  return sdks;
+}

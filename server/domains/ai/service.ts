@@ -3,7 +3,7 @@ import type { TAskAiData, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
 import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { providerFailure, scrubKey } from './failures.js';
-import { createProviderCalls, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
+import { createProviderCalls, loadSdks, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
 
 export interface AiDeps {
   /** The calling application's sealed key for a provider, null when none is set (`ai-key set`). */
@@ -59,6 +59,8 @@ export function createAiService(deps: AiDeps) {
         return fail(provider, 'key-unreadable', `the stored API key for provider ${provider} cannot be decrypted; set it again with \`ai-key set --provider ${provider}\``);
       }
 
+      // The SDKs are imported on the first call (see loadSdks): that is our time, not the provider's, so before the deadline starts.
+      await loadSdks();
       // One deadline for the whole call, the answer's body included (the SDKs' own timeout ends at the response headers).
       const outcome = { timedOut: false, cancelled: false };
       const deadline = new AbortController();
@@ -88,7 +90,7 @@ export function createAiService(deps: AiDeps) {
         if ('refusal' in answer) return fail(provider, 'refusal', `${provider} declined to answer: ${answer.refusal}`);
         return fail(provider, 'no-text', `${provider} returned no text`);
       } catch (error) {
-        const failure = providerFailure(provider, error, apiKey, timeoutMs, outcome);
+        const failure = await providerFailure(provider, error, apiKey, timeoutMs, outcome);
         // Not the provider's doing: INTERNAL, but the error logged is ours, scrubbed of the key (an SDK or
         // fetch error can carry a header value, the key inside it).
         if (failure === undefined) throw new Error(`unexpected ${errorClass(error)} during the ${provider} call: ${scrubKey(errorText(error), apiKey)}`);

@@ -1,4 +1,4 @@
-import nodemailer, { type SMTPSentMessageInfo, type SMTPTransportOptions, type Transporter } from 'nodemailer';
+import type { SMTPSentMessageInfo, SMTPTransportOptions, Transporter } from 'nodemailer';
 import { EmailSendError, redact, type OutgoingEmail } from './sender.js';
 
 /**
@@ -41,7 +41,8 @@ export function createSmtpSender(options: { url: string | undefined; defaultFrom
       if (url === undefined) {
         throw new EmailSendError('SMTP_URL is not set: email of type default or custom cannot be sent until the operator sets it (e.g. smtp://user:password@smtp.example.com:587)');
       }
-      transport ??= nodemailer.createTransport(transportOptions(url));
+      // Imported on the first send: most processes never send one, and nodemailer adds ~10 MB to the resident memory.
+      transport ??= (await import('nodemailer')).default.createTransport(transportOptions(url));
       try {
         const info = await transport.sendMail({
           from: email.from === null ? options.defaultFrom : { name: email.from.name ?? '', address: email.from.email },

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Grant_members_idx" ON "Grant"("apiKeyId", "organizationId", "resourceType", "resourceId", "principalType", "createdAt", "principalId");
