@@ -52,6 +52,8 @@ interface Case {
   invalid?: true;
 }
 
+const HARVEST_PER_KEY = 40;
+
 /** Seeding and fuzzing change what later operations find: the ones that remove things are followed by a re-seed. */
 const DESTRUCTIVE = /delete|remove|disable|move|migrate/i;
 /** The examples that create the pool's records, re-run after destructive operations. */
@@ -66,7 +68,11 @@ export function defineFuzzSuite(shard: number, shards: number): void {
   let server: TestServer;
   let ws: WorkspaceCredentials;
   let network: NetworkStub;
+  /** The seeded values (the examples' IDs and the workspace's own), always offered... */
   let pool: Map<string, string[]>;
+  /** ...and the latest values the server returned. */
+  const harvested = new Map<string, string[]>();
+  const currentPool = (): Pool => new Map([...new Set([...pool.keys(), ...harvested.keys()])].map((key) => [key, [...(pool.get(key) ?? []), ...(harvested.get(key) ?? [])]]));
   const counts = { cases: 0, byKind: new Map<string, { sent: number; success: number }>(), success: 0, errors: new Map<string, number>() };
 
   beforeAll(async () => {
@@ -131,9 +137,32 @@ export function defineFuzzSuite(shard: number, shards: number): void {
     if (outcome === 'success') {
       counts.success++;
       kind.success++;
+      harvest(JSON.parse(text).result);
     }
     else counts.errors.set(outcome, (counts.errors.get(outcome) ?? 0) + 1);
     return outcome;
+  }
+
+  /**
+   * The values the server made up (comment IDs, endpoint IDs, page tokens, ...) join the pool under
+   * their field name, so later operations reach the records they name. Credentials stay out: sent in
+   * another request they could only land where the log scan would rightly object.
+   */
+  function harvest(result: unknown) {
+    const walk = (value: unknown, key: string | undefined, depth: number) => {
+      if (depth > 6) return;
+      if (typeof value === 'string' && key && value.length <= 1024 && (key === 'pageToken' || !/secret|token|key|password/i.test(key))) {
+        const values = harvested.get(key) ?? [];
+        if (!values.includes(value) && !pool.get(key)?.includes(value)) {
+          values.push(value);
+          // The newest few: records made long ago were likely deleted since.
+          if (values.length > HARVEST_PER_KEY) values.shift();
+          harvested.set(key, values);
+        }
+      } else if (Array.isArray(value)) value.forEach((item) => walk(item, key?.endsWith('Ids') ? key.slice(0, -1) : key, depth + 1));
+      else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k, depth + 1);
+    };
+    walk(result, undefined, 0);
   }
 
   function poolFromExamples(): Map<string, string[]> {
@@ -161,13 +190,13 @@ export function defineFuzzSuite(shard: number, shards: number): void {
       async () => {
         const dataSchema = (route.body as z.AnyZodObject).shape.data as z.ZodTypeAny;
         await fc.assert(
-          fc.asyncProperty(caseArbitrary(dataSchema, pool), async (c) => {
+          fc.asyncProperty(caseArbitrary(dataSchema, currentPool()), async (c) => {
             await send(route, c);
           }),
           { numRuns: FUZZ_RUNS, seed: FUZZ_SEED + route.index, endOnFailure: process.env.FUZZ_SHRINK !== 'true' },
         );
         // The same or different valid bodies at once: a look-up-then-write race must still end in an envelope, not a 5xx.
-        const valid = arbitraryOf(dataSchema, 'valid', pool).map((data): Case => ({ kind: 'concurrent', body: toJsonText({ data }), contentType: JSON_TYPE }));
+        const valid = arbitraryOf(dataSchema, 'valid', currentPool()).map((data): Case => ({ kind: 'concurrent', body: toJsonText({ data }), contentType: JSON_TYPE }));
         const burst = fc.oneof(
           fc.tuple(valid, fc.integer({ min: 2, max: 4 })).map(([c, n]) => Array.from({ length: n }, () => c)),
           fc.array(valid, { minLength: 2, maxLength: 4 }),
@@ -186,6 +215,30 @@ export function defineFuzzSuite(shard: number, shards: number): void {
       60_000 + FUZZ_RUNS * 500,
     );
   });
+
+  it(
+    'answers operations interleaved at random, several at once',
+    async () => {
+      // Valid bodies of different operations racing on the same seeded records (a delete beside an add
+      // into what it deletes, ...): each answer must still be an envelope, and the end state consistent.
+      await seed(ROUTES);
+      const pool = currentPool();
+      const anyOperation = fc.oneof(
+        ...ROUTES.map((route) =>
+          arbitraryOf((route.body as z.AnyZodObject).shape.data as z.ZodTypeAny, 'valid', pool).map((data) => ({ route, c: { kind: 'interleaved', body: toJsonText({ data }), contentType: JSON_TYPE } as Case })),
+        ),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(anyOperation, { minLength: 2, maxLength: 8 }), async (requests) => {
+          await Promise.all(requests.map(({ route, c }) => send(route, c)));
+        }),
+        { numRuns: Math.max(1, Math.ceil(FUZZ_RUNS / 2)), seed: FUZZ_SEED + routes.length, endOnFailure: process.env.FUZZ_SHRINK !== 'true' },
+      );
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(200);
+    },
+    60_000 + FUZZ_RUNS * 2_000,
+  );
 
   it('leaves the database consistent', async () => {
     const problems = await checkConsistency(server.env.DATABASE_URL!);
