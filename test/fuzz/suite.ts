@@ -22,7 +22,7 @@ import { arbitraryOf, deepNesting, jsonValue, PROTO_NAMES, toJsonText, type Pool
  * FUZZ_SEED: replay a failure with the seed fast-check printed.
  */
 
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 24);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 16);
 /**
  * One seed for the whole run, printed at the start; operation i of a shard
  * runs with seed + i. Replaying with FUZZ_SEED re-runs every earlier
