@@ -60,8 +60,9 @@ const DESTRUCTIVE = /delete|remove|disable|move|migrate/i;
 const CREATES = /\/(add|create|set|update)$/;
 
 /**
- * Defines the suite over one shard of the operations (the file runs in its
- * own worker with its own server and database, so shards run in parallel).
+ * Defines the suite over one shard of the operations: each file has its own
+ * server and database and stays under a minute or so; with more than one
+ * vitest worker (more CPUs than here) the shards run in parallel.
  */
 export function defineFuzzSuite(shard: number, shards: number): void {
   const routes = ROUTES.filter((_, i) => i % shards === shard);
@@ -88,7 +89,7 @@ export function defineFuzzSuite(shard: number, shards: number): void {
       // Nothing delivers in the background: webhook and job attempts would run against the stub at random times.
       WEBHOOK_POLL_INTERVAL_MS: '0',
     });
-    console.log(`fuzz shard ${shard + 1}/${shards}: FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} (set both to replay this run)`);
+    console.log(`fuzz shard ${shard + 1}/${shards}: FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} (set both to generate the same cases again)`);
     ws = await server.workspace();
     pool = poolFromExamples();
     pool.set('apiKey', [ws.apiKey]);
@@ -165,6 +166,21 @@ export function defineFuzzSuite(shard: number, shards: number): void {
     walk(result, undefined, 0);
   }
 
+  /**
+   * Every case is sent with the workspace's credentials: were an operation to revoke them, every later
+   * case would be PERMISSION_DENIED, which the oracle accepts, and the run would prove nothing.
+   */
+  async function expectCredentialsStillWork(after: string) {
+    for (const [auth, path, data] of [
+      ['application', '/v2/organizations/get', {}],
+      ['workspace', '/v2/workspace/authtokens/get', { apiKey: ws.apiKey }],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': JSON_TYPE, ...headers(auth) }, body: JSON.stringify({ data }) });
+      const text = await response.text();
+      expect(response.status, `${auth} credentials after ${after}: ${text.slice(0, 300)}`).toBe(200);
+    }
+  }
+
   function poolFromExamples(): Map<string, string[]> {
     const found = new Map<string, Set<string>>();
     const walk = (value: unknown, key: string | undefined) => {
@@ -209,6 +225,7 @@ export function defineFuzzSuite(shard: number, shards: number): void {
         );
         const health = await fetch(`${server.url}/healthz`);
         expect(health.status, `/healthz after ${route.path}`).toBe(200);
+        await expectCredentialsStillWork(route.path);
         if (DESTRUCTIVE.test(route.path)) await seed(ROUTES);
       },
       // Scaled with the case count: FUZZ_RUNS=2000 sends 2000 cases per operation.
@@ -236,6 +253,7 @@ export function defineFuzzSuite(shard: number, shards: number): void {
       );
       const health = await fetch(`${server.url}/healthz`);
       expect(health.status).toBe(200);
+      await expectCredentialsStillWork('the interleaved operations');
     },
     60_000 + FUZZ_RUNS * 2_000,
   );
