@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { checkConsistency } from './consistency.js';
+
+/** The fuzz suite's end-of-run check must be able to fail: an orphan written behind the server's back is reported. */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+async function sql(statement: string): Promise<void> {
+  const url = server.env.DATABASE_URL!;
+  if (url.startsWith('file:')) {
+    const db = new Database(url.slice('file:'.length));
+    try {
+      db.exec(statement);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+it('finds nothing in a fresh database, then the orphans written into it', async () => {
+  expect(await checkConsistency(server.env.DATABASE_URL!)).toEqual([]);
+  await sql(`INSERT INTO "Folder" ("apiKeyId", "organizationId", "id", "name", "parentId", "updatedAt") VALUES ('no-such-key', 'no-such-org', 'f1', 'F', 'no-such-parent', CURRENT_TIMESTAMP)`);
+  const problems = await checkConsistency(server.env.DATABASE_URL!);
+  expect(problems).toEqual([
+    expect.stringMatching(/^Folder rows of a missing application/),
+    expect.stringMatching(/^Folder rows of a missing organization/),
+    expect.stringMatching(/^Folder rows under a missing parent/),
+  ]);
+});

@@ -1,0 +1,4 @@
+import { defineFuzzSuite } from './suite.js';
+
+// Shard 1 of 2 of the operations: two files, two workers, two servers (see suite.ts).
+defineFuzzSuite(0, 2);
