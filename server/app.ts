@@ -40,8 +40,8 @@ export interface AppDeps {
   logger: Logger;
   services: Services;
   rateLimitStore?: StoreFactory;
-  /** Whether the Redis connection is up (REDIS_URL set), for /readyz. */
-  redisReady?: () => boolean;
+  /** Whether Redis answers a PING in time (REDIS_URL set), for /readyz. */
+  redisCheck?: () => Promise<boolean>;
 }
 
 /** The Express app with every operation of the contract mounted; no listen. */
@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpLogger(deps.logger));
   app.use(requestMetrics(deps.services.metrics));
   // Before authentication and the POST-only rule: probes carry no credentials.
-  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl), redisReady: deps.redisReady }));
+  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl), redisCheck: deps.redisCheck }));
   app.use(helmet());
   // The API reference: public GETs like the probes, with its own content security policy.
   app.use(docsRoutes());

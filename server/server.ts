@@ -77,7 +77,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       presenceDirectory,
       metrics: createMetrics({ processMetrics: true }),
     });
-    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisReady: redis?.ready });
+    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisCheck: redis?.check });
 
     server = createServer(
       {

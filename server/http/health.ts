@@ -18,7 +18,7 @@ const READY_TIMEOUT_MS = 2000;
  * while each can serve alone (rate limits count in memory, real-time
  * messages stay within the process). `degraded` tells the operator.
  */
-export function healthRoutes(options: { db: Db; provider: Provider; redisReady?: () => boolean }): Router {
+export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?: () => Promise<boolean> }): Router {
   const expected = readMigrationsList(migrationsDirFor(options.provider)).migrationDirectories.map((d) => d.path);
   const router = Router();
   // Probes are not in the access log nor in the request metrics.
@@ -32,9 +32,22 @@ export function healthRoutes(options: { db: Db; provider: Provider; redisReady?:
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from the database within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
     });
-    // Read at the answer: the connection's state, no round trip (ioredis flips it on close and on reconnect).
-    const redis = () => (options.redisReady === undefined ? {} : { redis: options.redisReady() ? ('ok' as const) : ('unavailable' as const) });
+    // A PING under the Redis client's command timeout: a Redis that still holds the connection but no
+    // longer answers (frozen, a partition dropping packets) is as unavailable as one that closed it.
+    const redisAnswer = options.redisCheck?.().catch(() => false);
+    let redisState: { redis?: 'ok' | 'unavailable' } = {};
+    const redis = () => redisState;
     Promise.race([appliedMigrations(options.db), timeout])
+      .then(
+        async (applied) => {
+          if (redisAnswer !== undefined) redisState = { redis: (await redisAnswer) ? 'ok' : 'unavailable' };
+          return applied;
+        },
+        async (error: unknown) => {
+          if (redisAnswer !== undefined) redisState = { redis: (await redisAnswer) ? 'ok' : 'unavailable' };
+          throw error;
+        },
+      )
       .then(
         (applied) => {
           const missing = expected.filter((name) => !applied.has(name));

@@ -12,7 +12,7 @@ import type { StoreFactory } from './rate-limits.js';
 export async function connectRedis(
   url: string,
   onOutage: (error: unknown) => void = () => undefined,
-): Promise<{ redis: Redis; storeFor: StoreFactory; ready(): boolean }> {
+): Promise<{ redis: Redis; storeFor: StoreFactory; ready(): boolean; check(): Promise<boolean> }> {
   // No retries while starting: an unreachable Redis is a configuration error to report, not to wait out.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, retryStrategy: () => null, connectTimeout: 5000 });
   // ioredis prints unhandled 'error' events to the console as multi-line traces.
@@ -32,13 +32,34 @@ export async function connectRedis(
   redis.on('error', () => {
     // A lost connection is retried above; the outage is reported once by the stores (onOutage) and in /readyz.
   });
-  const ready = () => redis.status === 'ready';
+  // A Redis that keeps the connection but stops answering (frozen, a partition dropping packets)
+  // would otherwise hold every rate-limited request until TCP gives up, minutes later.
+  redis.options.commandTimeout = COMMAND_TIMEOUT_MS;
   let down = false;
+  // After a failed command Redis is not tried for a while: each request would wait out the timeout.
+  let suspectUntil = 0;
+  const ready = () => redis.status === 'ready' && Date.now() >= suspectUntil;
   const outage = (error: unknown) => {
     if (!down) onOutage(error);
     down = true;
+    suspectUntil = Date.now() + RETRY_AFTER_MS;
   };
-  redis.on('ready', () => (down = false));
+  const answered = () => {
+    down = false;
+    suspectUntil = 0;
+  };
+  redis.on('ready', answered);
+  const check = async () => {
+    if (redis.status !== 'ready') return false;
+    try {
+      await redis.ping();
+      answered();
+      return true;
+    } catch (error) {
+      outage(error);
+      return false;
+    }
+  };
   const storeFor: StoreFactory = (prefix) =>
     new FallbackStore(
       new RedisStore({
@@ -47,9 +68,15 @@ export async function connectRedis(
       }),
       ready,
       outage,
+      answered,
     );
-  return { redis, storeFor, ready };
+  return { redis, storeFor, ready, check };
 }
+
+/** How long one rate-limit command may take before the process counts in memory instead. */
+const COMMAND_TIMEOUT_MS = 500;
+/** How long Redis is left alone after a command failed or timed out (a /readyz PING tries it sooner). */
+const RETRY_AFTER_MS = 1000;
 
 /**
  * Counts in Redis while it answers, in this process's memory while it does
@@ -68,6 +95,7 @@ class FallbackStore implements Store {
     private readonly redis: RedisStore,
     private readonly ready: () => boolean,
     private readonly onOutage: (error: unknown) => void,
+    private readonly onAnswer: () => void,
   ) {
     this.prefix = redis.prefix;
   }
@@ -83,7 +111,9 @@ class FallbackStore implements Store {
       return local();
     }
     try {
-      return await remote();
+      const result = await remote();
+      this.onAnswer();
+      return result;
     } catch (error) {
       this.onOutage(error);
       return local();

@@ -123,12 +123,14 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           const pending = loading.get(key);
           if (pending !== undefined) return pending;
           const started = generation;
+          // The entry's second counts from the read, not from its answer: a stall in between must not extend it.
+          const readAt = now();
           const promise = load().then(
             (value) => {
               if (loading.get(key) === promise) loading.delete(key);
               if (generation === started && value !== undefined) {
                 if (entries.size >= max) entries.delete(entries.keys().next().value!);
-                entries.set(key, { value, expires: now() + ttlMs });
+                entries.set(key, { value, expires: readAt + ttlMs });
               }
               return value;
             },

@@ -30,7 +30,8 @@ export function localFanout(): Fanout {
 
 export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
   // A subscriber connection may send nothing but (UN)SUBSCRIBE: the ready check's INFO must not run on it.
-  const pub = new Redis(url, { maxRetriesPerRequest: 2 });
+  // A Redis that stops answering must not hold a publishing request: the command times out and the message stays local.
+  const pub = new Redis(url, { maxRetriesPerRequest: 2, commandTimeout: 1000 });
   const sub = new Redis(url, { enableReadyCheck: false });
   for (const client of [pub, sub]) client.on('error', (error) => log.warn({ err: error }, 'redis (real-time fan-out) connection error'));
   const handlers: ((message: unknown) => void)[] = [];
@@ -51,9 +52,12 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
   return {
     async publish(message) {
       const raw = JSON.stringify(message);
-      if (pub.status !== 'ready' || sub.status !== 'ready') return local(raw);
+      if (pub.status !== 'ready') return local(raw);
+      // The other processes still get it while only our subscriber reconnects; this process then gets it here.
+      const echoed = sub.status === 'ready';
       try {
         await pub.publish(CHANNEL, raw);
+        if (!echoed) local(raw);
       } catch (error) {
         log.warn({ err: error }, 'publishing to redis failed; delivered within this process only');
         local(raw);
@@ -73,7 +77,17 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
  * cached copy expires (see platform/read-cache.ts).
  */
 export function redisPublisher(url: string, onError: (error: unknown) => void): Fanout {
-  const pub = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: true, retryStrategy: () => null });
+  // Every step bounded: connecting, and each command (a Redis that accepts connections but never
+  // answers would otherwise hold the command, and the CLI, for ever). No ready check (its INFO is one more wait).
+  const pub = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    enableReadyCheck: false,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: true,
+    retryStrategy: () => null,
+  });
   pub.on('error', () => undefined);
   const pending = new Set<Promise<unknown>>();
   return {

@@ -20,6 +20,7 @@ if (!redisUrl) console.log('skipping the Redis outage faults: TEST_REDIS_URL is 
 /** A TCP proxy to Redis on a fixed local port that can be cut (connections closed, port refused) and restored. */
 async function redisProxy(target: URL) {
   const sockets = new Set<Socket>();
+  let frozen = false;
   let server: Server | undefined;
   let port = 0;
   const listen = () =>
@@ -32,6 +33,7 @@ async function redisProxy(target: URL) {
           socket.on('error', () => socket.destroy());
         }
         client.pipe(upstream).pipe(client);
+        if (frozen) for (const socket of [client, upstream]) socket.pause();
         client.on('close', () => upstream.destroy());
         upstream.on('close', () => client.destroy());
       });
@@ -56,6 +58,15 @@ async function redisProxy(target: URL) {
       await closing;
     },
     restore: listen,
+    /** Redis stops answering but keeps the connections (a frozen server, a partition dropping packets). */
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) socket.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const socket of sockets) socket.resume();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => (server?.listening ? server.close(() => resolve()) : resolve()));
@@ -143,6 +154,24 @@ describe.skipIf(!redisUrl)('Redis goes away and comes back', () => {
       direct.disconnect();
     }
     expect((await post('/v2/users/get', { organizationId: 'org-a' })).status).toBe(200);
+    expect(unhandled).toEqual([]);
+  }, 60_000);
+
+  it('a Redis that keeps the connection but stops answering: requests are served, /readyz says degraded, then ok once it answers', async () => {
+    expect((await readyz()).body.status).toBe('ok');
+    proxy.freeze();
+    try {
+      // Each request waits at most the client's command timeout once, then counts in memory.
+      const email = `frozen-${Date.now()}@example.com`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await emailStatus(email)).status);
+      expect(statuses).toEqual([404, 404, 404, 429]);
+      expect((await post('/v2/users/get', { organizationId: 'org-a' })).status).toBe(200);
+      expect(await readyz()).toEqual({ status: 200, body: { status: 'degraded', checks: { database: 'ok', redis: 'unavailable' } } });
+    } finally {
+      proxy.thaw();
+    }
+    await eventually(async () => (await readyz()).body.status === 'ok', '/readyz to report Redis back', 20_000, 100);
     expect(unhandled).toEqual([]);
   }, 60_000);
 });
