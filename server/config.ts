@@ -11,7 +11,7 @@ export interface Config {
   /**
    * PostgreSQL cancels any one statement of the server's connections running
    * longer than this (0 = no limit). SQLite has no equivalent: its bound is
-   * the 5 s busy timeout a write waits for the lock (see db/adapter.ts).
+   * the 5 s a write waits for another connection's lock (SQLITE_BUSY_WAIT_MS, db/sqlite-gate.ts).
    */
   databaseStatementTimeoutMs: number;
   /** Where the embedded defaults live: the SQLite file's directory, or ./data. */

@@ -2,7 +2,7 @@
 // carries it, and a request whose statement PostgreSQL cancels at the limit
 // (here: waiting for a table another session holds locked) gets a clear
 // UNAVAILABLE envelope, not INTERNAL. SQLite has no statement timeout (its
-// bound is the busy timeout on the write lock), so this file needs PostgreSQL.
+// bound is the 5 s wait for another connection's write lock), so this file needs PostgreSQL.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../../server/db/adapter.js';
@@ -38,7 +38,7 @@ describe.skipIf(!usingPostgres)('the PostgreSQL statement timeout', () => {
   });
 
   it('cancels a statement stuck behind a lock, and the client gets UNAVAILABLE (503) saying the database took too long', async () => {
-    const server = await startTestServer({ DATABASE_STATEMENT_TIMEOUT_MS: '300' });
+    const server = await startTestServer({ DATABASE_STATEMENT_TIMEOUT_MS: '1000' });
     servers.push(server);
     const ws = await server.workspace();
     const client = server.client(ws);

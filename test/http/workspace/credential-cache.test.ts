@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../server/cli.js';
 import { loadConfig } from '../../../server/config.js';
+import { createSettingsRepo } from '../../../server/domains/workspace/repo.js';
 import { startServer, type RunningServer } from '../../../server/server.js';
 import { eventually } from '../../helpers/eventually.js';
 import { captureLogger } from '../../helpers/log-capture.js';
@@ -81,6 +82,27 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
     });
   });
 }
+
+describe('the read cache is used', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // An hour: within the test only an invalidation can make the server read the row again.
+    server = await startTestServer({}, { overrides: { readCacheTtlMs: 3_600_000 } });
+  });
+  afterAll(() => server?.close());
+
+  it('a setting written behind the server\'s back is not seen until an invalidation', async () => {
+    const ws = await server.workspace();
+    // Before the first read: TestServer.cli drops the server's cache, as a CLI with Redis would.
+    const { apiKey } = await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey);
+    expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
+    // Straight to the table, as another process without Redis would.
+    await createSettingsRepo(server.running.database.db).put(apiKey.id, 'activity', { isEnabled: true });
+    expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
+    server.running.services.readCache.dropAll();
+    expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);
+  });
+});
 
 // Without Redis nothing tells the other processes: their copy lapses within the TTL.
 suite('the read cache without Redis', {}, undefined, async () => {
