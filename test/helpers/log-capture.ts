@@ -96,11 +96,15 @@ export interface ScanResult {
 export function scanLogs(dir: string): ScanResult {
   const files = readdirSync(dir);
   const secrets = new Map<string, SecretKind>();
+  const recorded = new Set<SecretKind>();
   for (const file of files.filter((f) => f.startsWith(SECRETS_PREFIX))) {
     for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
       if (line === '') continue;
       const { kind, value } = JSON.parse(line) as { kind: SecretKind; value: string };
       secrets.set(value, kind);
+      // Every kind recorded, even when the same value was also recorded under another kind (a permission
+      // provider's token comes back in a response's "authToken" field and is recorded as an auth token too).
+      recorded.add(kind);
     }
   }
   const lines = files
@@ -111,7 +115,6 @@ export function scanLogs(dir: string): ScanResult {
   for (const [value, kind] of secrets) {
     if (lines.some((line) => line.includes(value))) leaks[kind] = (leaks[kind] ?? 0) + 1;
   }
-  const recorded = new Set(secrets.values());
   return {
     secrets: secrets.size,
     logLines: lines.length,
