@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { ConfigError } from './lib/config-error.js';
 import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
@@ -129,7 +130,7 @@ export interface RateLimitConfig {
   failedAuthPerIp: number;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

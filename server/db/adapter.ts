@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { gatedSqlite } from './sqlite-gate.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../lib/config-error.js';
 import type { PoolStats } from '../platform/metrics.js';
 
 export type Provider = 'sqlite' | 'postgresql';

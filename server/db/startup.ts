@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../lib/config-error.js';
 import { blameVariable } from '../lib/startup-error.js';
 import { openDatabase, type Database, type OpenOptions } from './client.js';
 import { applyMigrations } from './migrate.js';
