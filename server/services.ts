@@ -47,6 +47,7 @@ import { createRealtimeHub } from './realtime/hub.js';
 import { crdtOwnedData } from './domains/crdt/owned-data.js';
 import { createCrdtRepo } from './domains/crdt/repo.js';
 import { createCrdtService } from './domains/crdt/service.js';
+import { createCrdtStore } from './domains/crdt/store.js';
 import { createLiveStateDelivery } from './domains/live-state/delivery.js';
 import { liveStateOwnedData } from './domains/live-state/owned-data.js';
 import { createLiveStateRepo } from './domains/live-state/repo.js';
@@ -166,9 +167,11 @@ export function createServices(deps: CoreDeps) {
   const activities = createActivitiesService({ repo: activitiesRepo, accessRepo, config: workspaceConfig, uow, events, pageTokens, ids, clock });
   const recordings = createRecordingsService({ repo: recordingsRepo, accessRepo, uow, events, pageTokens, ids, clock });
 
-  // Collaborative documents: the live Hocuspocus documents (served over WebSocket once the HTTP server
-  // attaches the hub), the REST operations on them, and their rows in the owned-data registry.
+  // Collaborative documents: one store of editor documents, which the live Hocuspocus documents (served over
+  // WebSocket once the HTTP server attaches the hub) and the REST operations both load and save through; the
+  // REST operations reach the live documents as the domain's LiveDocuments, which the hub provides.
   const crdtRepo = createCrdtRepo(db);
+  const crdtStore = createCrdtStore({ repo: crdtRepo, accessRepo, uow, events, clock });
   const realtime = createRealtimeHub({
     options: {
       redisUrl: config.redisUrl,
@@ -180,9 +183,7 @@ export function createServices(deps: CoreDeps) {
     log: logger,
     clock,
     uow,
-    crdtRepo,
-    accessRepo,
-    events,
+    store: crdtStore,
     signingKeys,
     access: createConnectionAccess({
       checks,
@@ -192,7 +193,7 @@ export function createServices(deps: CoreDeps) {
     fanout,
   });
   owned.register(crdtOwnedData(crdtRepo, realtime));
-  const crdt = createCrdtService({ repo: crdtRepo, accessRepo, uow, hub: realtime, events, clock });
+  const crdt = createCrdtService({ store: crdtStore, live: realtime, uow, clock });
 
   // Live state and presence: stored rows, delivered to connected clients on every process through the fan-out
   // (stateless messages and awareness states), and the WebSocket users of each document for Get Presence.

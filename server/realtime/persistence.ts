@@ -3,10 +3,8 @@ import type { Logger } from 'pino';
 import * as Y from 'yjs';
 import type { TUserRef } from '../../contract/common/content.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
-import type { AccessRepo } from '../domains/access/repo.js';
-import type { CrdtRepo, CrdtRow } from '../domains/crdt/repo.js';
-import type { Clock } from '../lib/clock.js';
-import type { EventBus } from '../platform/events.js';
+import type { CrdtRow } from '../domains/crdt/repo.js';
+import type { CrdtStore } from '../domains/crdt/store.js';
 import { editorKeyOf, type EditorKey } from '../../contract/crdt/document-name.js';
 
 /** The origin of updates applied while loading a document from the database: they are not changes. */
@@ -40,25 +38,21 @@ function editorOf(origin: unknown): TUserRef | null {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Keeps one application's editor documents in the database: loaded from
+ * Keeps one application's editor documents in the CRDT store: loaded from
  * their one compacted update, saved (debounced by Hocuspocus, and at once when
- * the last client leaves) as one new compacted update, with a
- * `crdt.update_data` event in the same transaction.
+ * the last client leaves) through the store's saveMerged, which merges with
+ * the stored state and publishes `crdt.update_data` in the same transaction.
  *
  * A save that fails is retried with backoff for as long as it takes: while it
  * retries, Hocuspocus's save lock keeps the document in memory, so the edits
  * stay there (and keep syncing) instead of being dropped with the document.
- * A save finds the document held like every content write (see
- * accessRepo.holdDocuments): when the document was deleted or migrated away,
- * nothing is written back under its old ID.
+ * When the store finds the document deleted or migrated away, nothing is
+ * written back under its old ID and the document is never saved again.
  */
 export function createPersistence(deps: {
   apiKeyId: string;
-  repo: CrdtRepo;
-  accessRepo: AccessRepo;
+  store: CrdtStore;
   uow: UnitOfWork;
-  events: EventBus;
-  clock: Clock;
   log: Logger;
   options: SaveOptions;
   /** Called when a save finds the document gone, to close its connections. */
@@ -84,38 +78,20 @@ export function createPersistence(deps: {
   }
 
   /**
-   * Writes the document's state inside the caller's unit of work; the state
-   * counts as saved once that commits. Returns the stored row, or null when
-   * the document is gone.
+   * Saves the document's state inside the caller's unit of work; the version
+   * it had counts as saved once that commits. Returns the stored row, or null
+   * when the document is gone.
    */
   async function saveInUnitOfWork(key: EditorKey, document: Y.Doc): Promise<CrdtRow | null> {
     const state = track(document);
     if (state.gone) return null;
-    const held = await deps.accessRepo.holdDocuments(deps.apiKeyId, key.organizationId, [key.documentId]);
-    if (!held.has(key.documentId)) {
+    const version = state.version;
+    const editor = state.editor;
+    const row = await deps.store.saveMerged(deps.apiKeyId, key, Y.encodeStateAsUpdate(document), editor);
+    if (!row) {
       state.gone = true;
       return null;
     }
-    const version = state.version;
-    const editor = state.editor;
-    const at = deps.clock.nowMs();
-    // The stored state is locked and merged, not overwritten: REST writes store their change before the
-    // live document receives it, and other processes (REDIS_URL) save edits this one may not have yet.
-    const stored = (await deps.repo.lockedRow(deps.apiKeyId, key, { at: BigInt(at) }))?.state;
-    const own = Y.encodeStateAsUpdate(document);
-    const row = await deps.repo.save(deps.apiKeyId, key, {
-      state: stored ? Y.mergeUpdates([stored, own]) : own,
-      at: BigInt(at),
-      updatedByUserId: editor?.userId ?? null,
-    });
-    await deps.events.publish({
-      type: 'crdt.update_data',
-      apiKeyId: deps.apiKeyId,
-      organizationId: key.organizationId,
-      documentId: key.documentId,
-      ...(editor ? { actor: editor } : {}),
-      payload: { editorId: key.editorId, type: (row.type as never) ?? null, contentKey: row.contentKey, lastUpdated: at, updatedBy: editor },
-    });
     deps.uow.afterCommit(() => {
       state.savedVersion = Math.max(state.savedVersion, version);
       if (state.version === version) state.editor = null;
@@ -164,7 +140,7 @@ export function createPersistence(deps: {
     async onLoadDocument({ documentName, document }: onLoadDocumentPayload) {
       const key = editorKeyOf(documentName);
       if (!key) throw new Error('invalid document name');
-      const stored = await deps.repo.findState(deps.apiKeyId, key);
+      const stored = await deps.store.load(deps.apiKeyId, key);
       if (stored) Y.applyUpdate(document, stored, LOADED);
       track(document);
     },
@@ -176,7 +152,6 @@ export function createPersistence(deps: {
 
   return {
     extension,
-    saveInUnitOfWork,
     /** Whether the document has changes not committed yet (also when it is gone: a migration merges them into the target). */
     isDirty: (document: Y.Doc) => {
       const state = states.get(document);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { documentNameOf } from '../../contract/crdt/document-name.js';
 import { createCrdtRepo } from '../../server/domains/crdt/repo.js';
+import { createCrdtStore } from '../../server/domains/crdt/store.js';
 import { createPersistence } from '../../server/realtime/persistence.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -44,11 +45,14 @@ function setUp(failures: number) {
   const log = pino({ level: 'error' }, { write: (line: string) => void seen.errors.push(line) });
   const persistence = createPersistence({
     apiKeyId: appId,
-    repo,
-    accessRepo: server.running.services.accessRepo,
+    store: createCrdtStore({
+      repo,
+      accessRepo: server.running.services.accessRepo,
+      uow,
+      events: server.running.services.events,
+      clock: server.running.services.clock,
+    }),
     uow,
-    events: server.running.services.events,
-    clock: server.running.services.clock,
     log,
     options: { retryDelayMs: 1, maxRetryDelayMs: 4 },
     onGone: (name) => hocuspocus.closeConnections(name),

@@ -1,5 +1,5 @@
 import type { OwnedData } from '../../platform/owned-data.js';
-import type { RealtimeHub } from '../../realtime/hub.js';
+import type { LiveDocuments } from './live-documents.js';
 import type { CrdtRepo } from './repo.js';
 
 /**
@@ -10,7 +10,7 @@ import type { CrdtRepo } from './repo.js';
  * are dropped from every process once the change commits, so they are never
  * saved back under the old ID.
  */
-export function crdtOwnedData(repo: CrdtRepo, hub: Pick<RealtimeHub, 'evictAfterCommit' | 'evictOrganizationAfterCommit'>): OwnedData {
+export function crdtOwnedData(repo: CrdtRepo, hub: Pick<LiveDocuments, 'evictAfterCommit' | 'evictOrganizationAfterCommit'>): OwnedData {
   return {
     name: 'crdt',
     models: ['CrdtDocument'],

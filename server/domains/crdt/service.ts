@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
-import type { TUserRef } from '../../../contract/common/content.js';
 import type { EditorKey } from '../../../contract/crdt/document-name.js';
 import { DEFAULT_CONTENT_KEY, type TCrdtData, type TCrdtType, type TCrdtWriteData } from '../../../contract/crdt/crdt-data.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
-import type { EventBus } from '../../platform/events.js';
-import type { RealtimeHub } from '../../realtime/hub.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
-import type { CrdtRepo, CrdtRow } from './repo.js';
+import type { LiveDocuments } from './live-documents.js';
+import type { CrdtRow } from './repo.js';
+import type { CrdtStore } from './store.js';
 import { checkValue, clearValue, CrdtValueError, readValue, writeValue } from './values/index.js';
 
 interface Caller {
@@ -81,49 +78,15 @@ const describe = (key: EditorKey) => `editor ${key.editorId} of document ${key.d
  * REST side last read (Get) or wrote it. What editors typed since is not in
  * that diff, so it is kept, whether it was saved already or not.
  */
-export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo; uow: UnitOfWork; hub: RealtimeHub; events: EventBus; clock: Clock }) {
-  const { repo, uow, hub } = deps;
-  const find = createAccessLookups(deps.accessRepo);
-
-  /** Organization and document must exist before a document is loaded for them. */
-  async function existing(app: Caller, key: EditorKey) {
-    await find.organization(app.apiKeyId, key.organizationId);
-    const document = await deps.accessRepo.findDocument(app.apiKeyId, key.organizationId, key.documentId);
-    if (!document) throw notFound(`document ${key.documentId} does not exist in organization ${key.organizationId}`);
-  }
-
-  /** The editor's row, locked, after holding its document; with `create`, made when missing. */
-  async function lockedRow(app: Caller, key: EditorKey, create = false): Promise<CrdtRow | null> {
-    await find.heldDocuments(app.apiKeyId, key.organizationId, [key.documentId]);
-    return repo.lockedRow(app.apiKeyId, key, create ? { at: BigInt(deps.clock.nowMs()) } : undefined);
-  }
+export function createCrdtService(deps: { store: CrdtStore; live: LiveDocuments; uow: UnitOfWork; clock: Clock }) {
+  const { store, uow } = deps;
+  const documents = deps.live;
+  const existing = (app: Caller, key: EditorKey) => store.requireDocument(app.apiKeyId, key);
+  const lockedRow = (app: Caller, key: EditorKey, create = false) => store.lockedRow(app.apiKeyId, key, create);
 
   function withData(row: CrdtRow | null, key: EditorKey): CrdtRow & { type: TCrdtType; contentKey: string } {
     if (!row?.type || !row.contentKey) throw notFound(`${describe(key)} has no CRDT data`);
     return row as CrdtRow & { type: TCrdtType; contentKey: string };
-  }
-
-  async function store(
-    app: Caller,
-    key: EditorKey,
-    change: { state: Uint8Array; restBase: Uint8Array | null; restClientId: number; meta?: { type: TCrdtType | null; contentKey: string | null } },
-  ) {
-    const at = deps.clock.nowMs();
-    const row = await repo.save(app.apiKeyId, key, {
-      state: change.state,
-      restBase: change.restBase,
-      restClientId: change.restClientId,
-      at: BigInt(at),
-      updatedByUserId: null,
-      ...(change.meta ? { meta: change.meta } : {}),
-    });
-    await deps.events.publish({
-      type: 'crdt.update_data',
-      apiKeyId: app.apiKeyId,
-      organizationId: key.organizationId,
-      documentId: key.documentId,
-      payload: { editorId: key.editorId, type: (row.type as TCrdtType | null) ?? null, contentKey: row.contentKey, lastUpdated: at, updatedBy: null as TUserRef | null },
-    });
   }
 
   const keyOf = (input: { organizationId: string; documentId: string; editorId: string }): EditorKey => ({
@@ -138,7 +101,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (document, live) =>
+      await documents.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
           const row = await lockedRow(app, key, true);
           if (row?.type) throw alreadyExists(`CRDT data of ${describe(key)} already exists`);
@@ -148,7 +111,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
           const doc = restDoc(stored, restClientId, stored, Y.encodeStateAsUpdate(document));
           const { update } = changeOf(doc, (d) => writeValue(d, input.type, contentKey, input.data));
           const state = Y.encodeStateAsUpdate(doc);
-          await store(app, key, { state, restBase: state, restClientId, meta: { type: input.type, contentKey } });
+          await store.saveRest(app.apiKeyId, key, { state, restBase: state, restClientId, meta: { type: input.type, contentKey } });
           live.applyAfterCommit(update);
         }),
       );
@@ -159,7 +122,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (_document, live) =>
+      await documents.withDocument(app.apiKeyId, key, (_document, live) =>
         uow.run(async () => {
           const row = withData(await lockedRow(app, key), key);
           if (row.type !== input.type || row.contentKey !== contentKey) {
@@ -171,7 +134,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
           const base = restDoc(row.state, restClientId, row.restBase ?? row.state);
           const { changed, update } = changeOf(base, (d) => writeValue(d, input.type, contentKey, input.data));
           if (!changed) return;
-          await store(app, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base), restClientId });
+          await store.saveRest(app.apiKeyId, key, { state: Y.mergeUpdates([row.state, update]), restBase: Y.encodeStateAsUpdate(base), restClientId });
           live.applyAfterCommit(update);
         }),
       );
@@ -180,14 +143,14 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
     async getCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<TCrdtData> {
       const key = keyOf(input);
       await existing(app, key);
-      withData(await repo.find(app.apiKeyId, key), key);
-      return hub.withDocument(app.apiKeyId, key, (document, live) =>
+      withData(await store.find(app.apiKeyId, key), key);
+      return documents.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
           const row = withData(await lockedRow(app, key), key);
           // What the caller reads becomes the REST base, in the same step as it is read: an Update computed from it changes exactly what the caller changed.
           const state = Y.encodeStateAsUpdate(document);
           const at = live.unsaved() ? BigInt(deps.clock.nowMs()) : row.updatedAt;
-          await repo.save(app.apiKeyId, key, { state: Y.mergeUpdates([row.state, state]), restBase: state, at, updatedByUserId: row.updatedByUserId });
+          await store.saveRead(app.apiKeyId, key, row, { state, at });
           return {
             data: asInvalid(() => readValue(docFrom(state), row.type, row.contentKey)),
             type: row.type,
@@ -202,7 +165,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
     async deleteCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<void> {
       const key = keyOf(input);
       await existing(app, key);
-      await hub.withDocument(app.apiKeyId, key, (document, live) =>
+      await documents.withDocument(app.apiKeyId, key, (document, live) =>
         uow.run(async () => {
           const row = withData(await lockedRow(app, key), key);
           const restClientId = restClientIdOf(row);
@@ -211,7 +174,7 @@ export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo
             clearValue(d, row.type, row.contentKey);
             return true;
           });
-          await store(app, key, { state: Y.encodeStateAsUpdate(doc), restBase: null, restClientId, meta: { type: null, contentKey: null } });
+          await store.saveRest(app.apiKeyId, key, { state: Y.encodeStateAsUpdate(doc), restBase: null, restClientId, meta: { type: null, contentKey: null } });
           live.applyAfterCommit(update);
         }),
       );
