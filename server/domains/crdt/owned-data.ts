@@ -10,21 +10,21 @@ import type { CrdtRepo } from './repo.js';
  * are dropped from every process once the change commits, so they are never
  * saved back under the old ID.
  */
-export function crdtOwnedData(repo: CrdtRepo, hub: Pick<LiveDocuments, 'evictAfterCommit' | 'evictOrganizationAfterCommit'>): OwnedData {
+export function crdtOwnedData(repo: CrdtRepo, live: Pick<LiveDocuments, 'evictAfterCommit' | 'evictOrganizationAfterCommit'>): OwnedData {
   return {
     name: 'crdt',
     models: ['CrdtDocument'],
     async moveDocument(from, to) {
       await repo.moveDocument(from.apiKeyId, from.organizationId, from.documentId, to);
-      hub.evictAfterCommit(from.apiKeyId, from.organizationId, [from.documentId], to);
+      live.evictAfterCommit(from.apiKeyId, from.organizationId, [from.documentId], to);
     },
     async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
       await repo.deleteDocuments(apiKeyId, organizationId, documentIds);
-      hub.evictAfterCommit(apiKeyId, organizationId, documentIds);
+      live.evictAfterCommit(apiKeyId, organizationId, documentIds);
     },
     async deleteOrganization({ apiKeyId, organizationId }) {
       await repo.deleteOrganization(apiKeyId, organizationId);
-      hub.evictOrganizationAfterCommit(apiKeyId, organizationId);
+      live.evictOrganizationAfterCommit(apiKeyId, organizationId);
     },
     async eraseUser({ apiKeyId, userId }) {
       await repo.forgetEditor(apiKeyId, userId);

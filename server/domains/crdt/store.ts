@@ -22,7 +22,8 @@ export interface RestChange {
 /**
  * The stored editor documents, for everything that reads or writes them: the
  * REST operations and the live documents (the Hocuspocus extension and the
- * hub). The only CRDT code that touches the repos.
+ * hub). The only CRDT code that uses the access repo, and the only one on
+ * the CRDT repo besides owned-data.ts (migration, deletion, erasure).
  *
  * Every write that changes content publishes `crdt.update_data` in the same
  * unit of work, whoever made it. Writes run inside the caller's unit of work
