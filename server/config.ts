@@ -32,6 +32,8 @@ export interface Config {
    * tests, which drive jobs themselves, or for processes that only serve HTTP.
    */
   jobPollMs: number;
+  /** Domain events (outbox rows) are kept this long (see server/platform/events-retention.ts). */
+  eventRetentionDays: number;
   webhooks: WebhookConfig;
   email: EmailConfig;
   ai: AiConfig;
@@ -63,7 +65,7 @@ export interface WebhookConfig {
   perEndpointConcurrency: number;
   /** How often this process looks for due deliveries (it also wakes when a change creates messages); 0 = only when asked (tests). */
   pollMs: number;
-  /** Messages (with their attempts) and domain events are kept this long. */
+  /** Messages (with their deliveries and attempts) are kept this long once delivered. */
   retentionDays: number;
 }
 
@@ -177,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1),
     },
     jobPollMs: intFrom(env, 'JOB_POLL_INTERVAL_MS', 1000, 0),
+    eventRetentionDays: intFrom(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     webhooks: {
       retryScale: numberFrom(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 300_000),

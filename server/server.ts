@@ -111,6 +111,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const ready = services;
   ready.jobs.start();
   ready.webhookDispatcher.start();
+  ready.eventRetention.start();
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -138,7 +139,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await ready.realtime.close();
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
-        await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop()]);
+        await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop(), ready.eventRetention.stop()]);
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;

@@ -38,6 +38,7 @@ import { createIds } from './lib/ids.js';
 import { createPageTokens } from './lib/page-token.js';
 import { createEventBus } from './platform/events.js';
 import { eventsOwnedData } from './platform/events-owned-data.js';
+import { createEventRetention } from './platform/events-retention.js';
 import { createJobs } from './platform/jobs.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createOwnedDataRegistry } from './platform/owned-data.js';
@@ -63,6 +64,7 @@ import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
 import { createWebhookHistory } from './domains/webhooks/history.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
+import { createWebhooksRepo } from './domains/webhooks/repo.js';
 import { createJudgmentIndexCache } from './domains/memory/index-cache.js';
 import { memoryOwnedData, memoryUserData } from './domains/memory/owned-data.js';
 import { createJudgmentsRepo } from './domains/memory/repo.js';
@@ -105,6 +107,8 @@ export function createServices(deps: CoreDeps) {
   const metrics = deps.metrics ?? createMetrics();
   const ids = createIds(clock);
   const events = createEventBus({ db, uow, ids, clock });
+  // Started with the HTTP server (server.ts), never by the CLI.
+  const eventRetention = createEventRetention({ db, clock, log: logger, retentionDays: config.eventRetentionDays });
   const jobs = createJobs({ db, uow, ids, clock, log: logger, pollMs: config.jobPollMs });
   const owned = createOwnedDataRegistry({ uow });
   owned.register(accessOwnedData(db));
@@ -210,8 +214,9 @@ export function createServices(deps: CoreDeps) {
   // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
   // matching endpoint (a projection, so in the event's transaction), delivered by this process's dispatcher.
   const webhookSettings = createWebhookSettings(settingsRepo);
+  const webhooksRepo = createWebhooksRepo(db);
   const webhookDispatcher = createWebhookDispatcher({
-    db,
+    repo: webhooksRepo,
     uow,
     ids,
     clock,
@@ -224,7 +229,7 @@ export function createServices(deps: CoreDeps) {
     metrics,
   });
   const webhookMessages = createWebhookMessages({
-    db,
+    repo: webhooksRepo,
     uow,
     ids,
     clock,
@@ -233,7 +238,7 @@ export function createServices(deps: CoreDeps) {
   });
   events.project('*', 'webhooks', webhookMessages.projection);
   const webhookEndpoints = createWebhookEndpoints({
-    db,
+    repo: webhooksRepo,
     uow,
     ids,
     clock,
@@ -245,7 +250,7 @@ export function createServices(deps: CoreDeps) {
     log: logger,
   });
   const webhookHistory = createWebhookHistory({
-    db,
+    repo: webhooksRepo,
     uow,
     clock,
     pageTokens,
@@ -253,7 +258,7 @@ export function createServices(deps: CoreDeps) {
     apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     wake: () => webhookDispatcher.wake(),
   });
-  owned.register(webhooksOwnedData(db));
+  owned.register(webhooksOwnedData(webhooksRepo));
 
   // Ask AI: the calling application's provider key, read and opened per call (keys are set with the CLI's `ai-key set`).
   const ai = createAiService({
@@ -311,6 +316,7 @@ export function createServices(deps: CoreDeps) {
     clock,
     ids,
     events,
+    eventRetention,
     jobs,
     owned,
     features,

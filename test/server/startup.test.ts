@@ -51,6 +51,7 @@ describe('configuration errors name the variable in one line', () => {
     [{ DATABASE_POOL_SIZE: 'ten' }, /^DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, /^DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 0 to 86400000 \(got "-1"\)$/],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '2.5' }, /^DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 0/],
+    [{ EVENT_RETENTION_DAYS: '0' }, /^EVENT_RETENTION_DAYS must be an integer from 1 to 36500 \(got "0"\)$/],
   ];
   it.each(cases)('%j', (env, message) => {
     let thrown: unknown;

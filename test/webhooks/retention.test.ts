@@ -1,6 +1,8 @@
-// WEBHOOK_RETENTION_DAYS: messages (with their deliveries and attempts) and
-// domain events older than the retention are deleted; a message that still
-// has a delivery pending is kept until that delivery ends.
+// WEBHOOK_RETENTION_DAYS: messages (with their deliveries and attempts) older
+// than the retention are deleted; a message that still has a delivery pending
+// is kept until that delivery ends. EVENT_RETENTION_DAYS: domain events (the
+// outbox) older than theirs, set apart from the webhooks' here (3 and 5 days)
+// so that either one following the other's setting fails.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testClock } from '../../server/lib/clock.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
@@ -12,7 +14,7 @@ const clock = testClock(Date.UTC(2026, 0, 1));
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer(
-    { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETENTION_DAYS: '3', WEBHOOK_RETRY_SCALE: '100' },
+    { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETENTION_DAYS: '3', EVENT_RETENTION_DAYS: '5', WEBHOOK_RETRY_SCALE: '100' },
     { overrides: { clock } },
   );
 });
@@ -21,9 +23,11 @@ afterAll(async () => {
   await closeReceivers();
 });
 
-it('deletes what is older than WEBHOOK_RETENTION_DAYS, except messages with a delivery still pending', async () => {
+it('deletes messages older than WEBHOOK_RETENTION_DAYS, except those with a delivery still pending, and events older than EVENT_RETENTION_DAYS', async () => {
   const db = server.running.database.db;
   const dispatcher = server.running.services.webhookDispatcher;
+  const outbox = server.running.services.eventRetention;
+  const commentEvents = () => db.domainEvent.count({ where: { type: 'comment_annotation.add' } });
   const client = server.client(await server.workspace());
   await enableWebhooks(client);
   const ok = await startReceiver((_req, res) => res.writeHead(204).end());
@@ -44,6 +48,7 @@ it('deletes what is older than WEBHOOK_RETENTION_DAYS, except messages with a de
 
   clock.advance(2 * DAY);
   expect(await dispatcher.prune()).toBe(0); // within the retention: nothing goes
+  expect(await outbox.prune()).toBe(0);
 
   clock.advance(2 * DAY); // 4 days: past the 3-day retention
   const recent = (await client.webhooks.sendWebhookTestEvent({ endpointId: delivered.id })).data.messageId;
@@ -56,7 +61,16 @@ it('deletes what is older than WEBHOOK_RETENTION_DAYS, except messages with a de
   expect(left).not.toContain(old);
   expect(await db.webhookDelivery.count({ where: { messageId: old } })).toBe(0);
   expect(await db.webhookAttempt.count({ where: { messageId: old } })).toBe(0);
-  // The comment event (outbox row) of day 0 is gone too; its message had been delivered.
-  expect(await db.domainEvent.count({ where: { type: 'comment_annotation.add' } })).toBe(0);
   expect((await client.webhooks.getWebhookMessages({ endpointId: delivered.id })).data.map((m) => m.messageId)).toEqual([recent]);
+
+  // The comment event (outbox row) of day 0 outlives the 3 webhook days: the outbox keeps 5.
+  expect(await commentEvents()).toBe(1);
+  expect(await outbox.prune()).toBe(0);
+  expect(await commentEvents()).toBe(1);
+
+  clock.advance(2 * DAY); // 6 days: past the outbox's 5
+  expect(await outbox.prune()).toBeGreaterThan(0);
+  expect(await commentEvents()).toBe(0);
+  // The outbox's pruning leaves webhook messages alone.
+  expect((await db.webhookMessage.findMany({ select: { id: true } })).map((m) => m.id)).toEqual(expect.arrayContaining([waiting, recent]));
 });

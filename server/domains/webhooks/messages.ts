@@ -1,9 +1,9 @@
 import { EXHAUSTED_EVENT, eventChannels, eventParts, type TWebhookPayload } from '../../../contract/webhooks/payload.js';
-import type { Db } from '../../db/client.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, Projection } from '../../platform/events.js';
+import type { EndpointFilter, WebhooksRepo } from './repo.js';
 import type { WebhookSettings } from './settings.js';
 
 const KEYLESS_METADATA = '"metadata":{"apiKey":""';
@@ -20,20 +20,11 @@ export function withApiKey(body: string, apiKey: string): string {
   return `${body.slice(0, at)}"metadata":{"apiKey":${JSON.stringify(apiKey)}${body.slice(at + KEYLESS_METADATA.length)}`;
 }
 
-/** What the fan-out needs of an endpoint. */
-interface EndpointFilter {
-  id: string;
-  filterTypes: string | null;
-  channels: string | null;
-}
-
 /** Whether an endpoint takes a message of `type` on `channels` (absent filters mean all). */
 export function endpointWants(endpoint: EndpointFilter, type: string, channels: readonly string[]): boolean {
-  if (endpoint.filterTypes !== null && !(JSON.parse(endpoint.filterTypes) as string[]).includes(type)) return false;
-  if (endpoint.channels !== null) {
-    const wanted = JSON.parse(endpoint.channels) as string[];
-    if (!channels.some((channel) => wanted.includes(channel))) return false;
-  }
+  if (endpoint.filterTypes !== null && !endpoint.filterTypes.includes(type)) return false;
+  const wanted = endpoint.channels;
+  if (wanted !== null && !channels.some((channel) => wanted.includes(channel))) return false;
   return true;
 }
 
@@ -55,7 +46,7 @@ export interface NewMessage {
  * after the commit or by its poll).
  */
 export function createWebhookMessages(deps: {
-  db: Db;
+  repo: WebhooksRepo;
   uow: UnitOfWork;
   ids: Ids;
   clock: Clock;
@@ -63,7 +54,7 @@ export function createWebhookMessages(deps: {
   /** Called after a commit that created deliveries. */
   wake(): void;
 }) {
-  const { db, ids, clock } = deps;
+  const { repo, ids, clock } = deps;
 
   /** Writes the message with its exact body; returns its ID. */
   async function writeMessage(input: NewMessage): Promise<string> {
@@ -79,46 +70,30 @@ export function createWebhookMessages(deps: {
       // The key goes in when the body is sent (withApiKey): stored bodies never hold a credential.
       metadata: { apiKey: '', organizationId: input.organizationId, documentId: input.documentId },
     };
-    await db.webhookMessage.create({
-      data: {
-        id,
-        apiKeyId: input.apiKeyId,
-        eventType: input.eventType,
-        eventId: input.eventId,
-        organizationId: input.organizationId,
-        documentId: input.documentId,
-        body: JSON.stringify(payload),
-        createdAt: BigInt(input.occurredAt),
-      },
+    await repo.createMessage({
+      id,
+      apiKeyId: input.apiKeyId,
+      eventType: input.eventType,
+      eventId: input.eventId,
+      organizationId: input.organizationId,
+      documentId: input.documentId,
+      body: JSON.stringify(payload),
+      createdAt: input.occurredAt,
     });
     return id;
   }
 
   async function addDeliveries(apiKeyId: string, messageId: string, endpointIds: readonly string[]): Promise<void> {
     if (endpointIds.length === 0) return;
-    const now = BigInt(clock.nowMs());
-    await db.webhookDelivery.createMany({
-      data: endpointIds.map((endpointId) => ({
-        id: ids.next('dlv'),
-        apiKeyId,
-        messageId,
-        endpointId,
-        state: 'pending',
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    });
+    const deliveries = endpointIds.map((endpointId) => ({ id: ids.next('dlv'), endpointId }));
+    await repo.createDeliveries(apiKeyId, messageId, deliveries, clock.nowMs());
     deps.uow.afterCommit(() => deps.wake());
   }
 
   /** The '*' projection: every event of an application with advanced webhooks on becomes one message for the endpoints that want it. */
   const projection: Projection = async (event: DomainEvent) => {
     if (!(await deps.settings.isEnabled(event.apiKeyId))) return;
-    const endpoints = await db.webhookEndpoint.findMany({
-      where: { apiKeyId: event.apiKeyId, disabled: false },
-      select: { id: true, filterTypes: true, channels: true },
-    });
+    const endpoints = await repo.enabledEndpointFilters(event.apiKeyId);
     const channels = eventChannels(event.organizationId, event.documentId);
     // A report about an endpoint's failures is not sent to that endpoint: it could not take it either.
     const about = event.type === EXHAUSTED_EVENT ? (event.payload as { endpointId: string }).endpointId : undefined;

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client.js';
 import { namesUser } from '../../platform/events-owned-data.js';
 import type { OwnedData } from '../../platform/owned-data.js';
+import type { WebhooksRepo } from './repo.js';
 
 const BATCH = 500;
 
@@ -11,46 +11,37 @@ const BATCH = 500;
  * organization (their deliveries and attempts with them), and go when they
  * name an erased user.
  */
-export function webhooksOwnedData(db: Db): OwnedData {
+export function webhooksOwnedData(repo: WebhooksRepo): OwnedData {
   return {
     name: 'webhooks',
     models: ['WebhookMessage'],
     async moveDocument(from, to) {
+      const document = { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId };
       for (let after = ''; ; ) {
-        const rows = await db.webhookMessage.findMany({
-          where: { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId, id: { gt: after } },
-          orderBy: { id: 'asc' },
-          take: BATCH,
-          select: { id: true, body: true },
-        });
+        const rows = await repo.messagesOfDocument(document, after, BATCH);
         for (const row of rows) {
           const body = JSON.parse(row.body) as { metadata?: { documentId?: string } };
           if (body.metadata) body.metadata.documentId = to;
-          await db.webhookMessage.update({ where: { id: row.id }, data: { documentId: to, body: JSON.stringify(body) } });
+          await repo.moveMessage(row.id, to, JSON.stringify(body));
         }
         if (rows.length < BATCH) break;
         after = rows[rows.length - 1]!.id;
       }
     },
     async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      await db.webhookMessage.deleteMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } });
+      await repo.deleteMessages({ apiKeyId, organizationId, documentIds });
     },
     async deleteOrganization({ apiKeyId, organizationId }) {
-      await db.webhookMessage.deleteMany({ where: { apiKeyId, organizationId } });
+      await repo.deleteMessages({ apiKeyId, organizationId });
     },
     async eraseUser({ apiKeyId, userId }) {
       // As for the outbox: a text search narrows the candidates, the parsed body decides.
       const marker = `"userId":${JSON.stringify(userId)}`;
-      const candidates = marker.includes('\\') ? {} : { body: { contains: marker } };
+      const candidates = marker.includes('\\') ? undefined : marker;
       for (let after = ''; ; ) {
-        const rows = await db.webhookMessage.findMany({
-          where: { apiKeyId, id: { gt: after }, ...candidates },
-          orderBy: { id: 'asc' },
-          take: BATCH,
-          select: { id: true, body: true },
-        });
+        const rows = await repo.messagesContaining(apiKeyId, candidates, after, BATCH);
         const naming = rows.filter((row) => namesUser((JSON.parse(row.body) as { data?: unknown }).data, userId)).map((row) => row.id);
-        if (naming.length > 0) await db.webhookMessage.deleteMany({ where: { apiKeyId, id: { in: naming } } });
+        if (naming.length > 0) await repo.deleteMessages({ apiKeyId, ids: naming });
         if (rows.length < BATCH) break;
         after = rows[rows.length - 1]!.id;
       }
