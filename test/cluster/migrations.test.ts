@@ -1,9 +1,8 @@
 // Two processes started at the same moment on a new, empty PostgreSQL
 // database: both come up, and each migration is applied (and recorded) once.
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, outcomeWithin } from '../helpers/eventually.js';
 import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from '../../server/db/migration-engine.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { killServer, spawnServer, type ServerProcess } from '../helpers/server-process.js';
@@ -85,8 +84,10 @@ describe.skipIf(!clusterReady)('a process starting while another one is still mi
       const second = spawnServer(env);
       second.catch(() => undefined);
       await eventually(waiting(`wait_event = 'advisory'`), 'the second process waiting for the migration lock', 60_000);
-      // The schema engine gives up on its own migration lock after 10 s: stay locked past that.
-      const gaveUp = await Promise.race([second.then(() => 'listening', (error: Error) => error.message), new Promise<string>((resolve) => setTimeout(() => resolve('waiting'), 12_000))]);
+      // What must NOT happen: the schema engine gives up on its own migration lock after 10 s,
+      // so the second process, waiting from the event above, must neither come up nor fail
+      // while the table stays locked past that (12 s).
+      const gaveUp = await outcomeWithin(second.then(() => 'listening', (error: Error) => error.message), 12_000, 'waiting');
       expect(gaveUp, 'the second process while the first is still migrating').toBe('waiting');
       await locker.query('ROLLBACK');
       const started = await Promise.allSettled([first, second]);

@@ -4,9 +4,10 @@
 // ORM's adapter shares one connection between a transaction and every other
 // request (shared/notes/sqlite-transactions.md), which these tests catch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../server/db/client.js';
+import { openDatabase, poolOfClient, providerOfClient, type Database } from '../../server/db/client.js';
 import { applyMigrations } from '../../server/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
 
 let testDb: TestDatabase;
 let database: Database;
@@ -39,8 +40,11 @@ describe(`unit of work (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite
     const requestA = uow.run(async () => {
       await db.workspace.create({ data: workspace('ws-a') });
       aWrote.fire();
-      // A stays open while B runs (on SQLite B waits for A; on PostgreSQL it proceeds).
-      await Promise.race([bDone.fired, new Promise((resolve) => setTimeout(resolve, 300))]);
+      // A stays open while B runs: on PostgreSQL B proceeds on its own connection, and A waits
+      // for it to finish; on SQLite B waits for the one connection A holds, and A waits until
+      // B is in that line.
+      if (providerOfClient(db) === 'sqlite') await eventually(() => poolOfClient(db).waiting > 0, 'request B waiting for the connection A holds');
+      else await bDone.fired;
       throw new Error('A fails after its write');
     });
     await aWrote.fired;

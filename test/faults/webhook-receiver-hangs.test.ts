@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../sdk/index.js';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { attemptsOf, createEndpoint, deliveriesOf, enableWebhooks, idOf } from '../helpers/webhooks.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { attemptsOf, createEndpoint, deliveriesOf, idOf } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 const TIMEOUT_MS = 1000;
 const sockets = new Set<Socket>();
@@ -50,25 +50,22 @@ async function stallingBody(): Promise<{ url: string; stalled: () => number }> {
 }
 
 describe('webhook receivers that hang', () => {
-  let server: TestServer;
+  let server: WebhookTestServer;
   let client: Client;
 
   beforeAll(async () => {
-    server = await startTestServer({
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    server = await startWebhookServer({
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
       WEBHOOK_POLL_INTERVAL_MS: '50',
       // The schedule at 1/1000: the first retry after 5 ms, the second after 300 ms.
       WEBHOOK_RETRY_SCALE: '0.001',
     });
-    client = server.client(await server.workspace());
-    await enableWebhooks(client);
+    ({ client } = await server.webhookApp());
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
     await server?.close();
     for (const close of closers.splice(0)) await close();
-    await closeReceivers();
   });
 
   it('times each try out, records it as failed, retries it, and does not hold up another endpoint or the shutdown', async () => {

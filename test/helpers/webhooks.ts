@@ -58,6 +58,3 @@ export function deliveriesOf(db: Db, endpointId: string) {
 export function attemptsOf(db: Db, deliveryId: string) {
   return db.webhookAttempt.findMany({ where: { deliveryId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
-
-/** Resolves after `ms`; for receivers that answer late (never to wait for an outcome: see eventually). */
-export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

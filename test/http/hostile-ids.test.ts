@@ -433,7 +433,7 @@ const steps: Step[] = [
     check: (d, id) => expect([d.judgmentId, d.reviewerId, d.organizationId, d.documentId, d.tags]).toEqual([id, id, id, id, [id]]),
   },
   { op: 'getJudgments', data: (id) => ({ organizationId: id, documentId: id, reviewerId: id }), check: (d, id) => expect(d.map((j: any) => j.judgmentId)).toEqual([id]) },
-  // Its result has no `data` (the specification's exception); test/http/memory/suggest.test.ts checks the IDs in it.
+  // Its result has no `data` (the specification's exception); test/http/memory/suggest-decision.test.ts checks the IDs in it.
   { op: 'suggestDecision', data: (id) => ({ query: `${id} ${id}`, organizationId: id, documentId: id }) },
   {
     op: 'deleteJudgments',

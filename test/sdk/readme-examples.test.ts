@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 const sdkEntry = fileURLToPath(new URL('../../sdk/index.ts', import.meta.url));
 const readme = readFileSync(new URL('../../sdk/README.md', import.meta.url), 'utf8');
@@ -23,11 +23,11 @@ function tsBlocksOf(markdown: string, section: string): string[] {
   return [...markdown.slice(start, end < 0 ? undefined : end).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
-let server: TestServer;
+let server: WebhookTestServer;
 let dir: string;
 beforeAll(async () => {
   // Private URLs: the webhook example's endpoint is pointed at a local receiver (no DNS here).
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  server = await startWebhookServer();
   dir = await mkdtemp(join(tmpdir(), 'collab-readme-'));
 });
 afterAll(async () => {

@@ -17,17 +17,15 @@ import {
 } from '../../sdk/index.js';
 import { closedPort } from '../helpers/closed-port.js';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
+import { startReceiver, type Received } from '../helpers/receiver.js';
+import type { WorkspaceCredentials } from '../helpers/server.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
+  server = await startWebhookServer();
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 async function thrownBy(promise: Promise<unknown> | (() => unknown)): Promise<unknown> {
   try {
@@ -222,9 +220,7 @@ describe('verifyWebhook', () => {
   });
 
   it('verifies a real delivery and types its data by the event', async () => {
-    const ws = await server.workspace();
-    const client = server.client(ws);
-    await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+    const { ws, client } = await server.webhookApp();
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: receiver.url, filterTypes: ['comment_annotation.add'] })).data;
     const { secret: endpointSecret } = (await client.webhooks.getWebhookEndpointSecret({ endpointId: endpoint.id })).data;

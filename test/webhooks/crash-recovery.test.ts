@@ -9,7 +9,7 @@ import { usingPostgres } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { killServer, processFixture, spawnServer, type ProcessFixture, type ServerProcess } from '../helpers/server-process.js';
-import { idOf, pause, verifyDelivery } from '../helpers/webhooks.js';
+import { idOf, verifyDelivery } from '../helpers/webhooks.js';
 
 const MESSAGES = 1000;
 
@@ -29,9 +29,14 @@ it(`delivers every one of ${MESSAGES} messages after a SIGKILL mid-delivery and 
     WEBHOOK_POLL_INTERVAL_MS: '100',
   });
   const { services, apiKeyId, database } = fixture;
-  // Each answer takes a little while, so the kill finds tries in flight.
+  // Each answer takes a little while (a deliberately slow receiver), so the kill finds tries in flight.
+  let answering = 0;
   const receiver = await startReceiver((_req, res) => {
-    setTimeout(() => res.writeHead(204).end(), 5);
+    answering += 1;
+    setTimeout(() => {
+      res.writeHead(204).end();
+      answering -= 1;
+    }, 5);
   });
 
   // 1,000 messages pending before any server process runs (the services alone dispatch nothing).
@@ -52,7 +57,7 @@ it(`delivers every one of ${MESSAGES} messages after a SIGKILL mid-delivery and 
   const recordedBeforeKill = await database.db.webhookDelivery.count({ where: { endpointId: endpoint.id, state: 'succeeded' } });
   const leasedAtKill = await database.db.webhookDelivery.count({ where: { endpointId: endpoint.id, state: 'pending', leaseOwner: { not: null } } });
   expect(recordedBeforeKill).toBeLessThan(MESSAGES);
-  await pause(200); // answers to the dead process's sockets are done
+  await eventually(() => answering === 0, "the receiver's answers to the killed process's tries");
 
   const restartedAt = Date.now();
   const second = await spawnServer(fixture.env);

@@ -4,18 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../sdk/index.js';
 import { usingPostgres } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
-import { addThreads, createEndpoint, deliveriesOf, enableWebhooks, idOf, verifyDelivery } from '../helpers/webhooks.js';
+import { startReceiver } from '../helpers/receiver.js';
+import type { WorkspaceCredentials } from '../helpers/server.js';
+import { addThreads, createEndpoint, deliveriesOf, idOf, verifyDelivery } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' });
+  server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '50' });
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const db = () => server.running.database.db;
 const apiKeyIdOf = async (ws: WorkspaceCredentials) =>
@@ -30,9 +28,7 @@ async function settled(apiKeyId: string): Promise<void> {
 }
 
 async function app(): Promise<{ ws: WorkspaceCredentials; client: Client; apiKeyId: string }> {
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await enableWebhooks(client);
+  const { ws, client } = await server.webhookApp();
   return { ws, client, apiKeyId: await apiKeyIdOf(ws) };
 }
 

@@ -16,10 +16,11 @@ import { testClock } from '../../server/lib/clock.js';
 import { usingPostgres } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { killServer, processFixture, spawnServer, type ProcessFixture, type ServerProcess } from '../helpers/server-process.js';
 import { canMapSockets, watchSocketOwners } from '../helpers/socket-owners.js';
-import { addThreads, createEndpoint, enableWebhooks, idOf } from '../helpers/webhooks.js';
+import { addThreads, createEndpoint, idOf } from '../helpers/webhooks.js';
+import { startWebhookServer } from '../helpers/webhook-server.js';
 
 if (!usingPostgres) console.log('skipping the two-process rate limit test: it needs TEST_DATABASE_URL (PostgreSQL)');
 
@@ -46,12 +47,11 @@ function perSecond(received: readonly Received[]): { started: number[]; arrived:
 describe('one process', () => {
   it('sends exactly rateLimit per second of its clock, the rest in the following seconds (test clock)', async () => {
     const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 0, 200));
-    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0' }, { overrides: { clock } });
+    const server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '0' }, { overrides: { clock } });
     servers.push(server);
     const db = server.running.database.db;
     const runDue = () => server.running.services.webhookDispatcher.runDue();
-    const client = server.client(await server.workspace());
-    await enableWebhooks(client);
+    const { client } = await server.webhookApp();
     const limited = await startReceiver((_req, res) => res.writeHead(204).end());
     const free = await startReceiver((_req, res) => res.writeHead(204).end());
     const endpoint = await createEndpoint(client, { url: limited.url, rateLimit: 5 });
@@ -83,11 +83,10 @@ describe('one process', () => {
 
   it('never moves a window back: a process whose second another process has already left gets no slot (test clock)', async () => {
     const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 0, 900));
-    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0' }, { overrides: { clock } });
+    const server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '0' }, { overrides: { clock } });
     servers.push(server);
     const db = server.running.database.db;
-    const client = server.client(await server.workspace());
-    await enableWebhooks(client);
+    const { client } = await server.webhookApp();
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
     const endpoint = await createEndpoint(client, { url: receiver.url, rateLimit: 5 });
     // Another process, a moment ahead, has opened the next second's window and used it up.
@@ -109,10 +108,9 @@ describe('one process', () => {
   });
 
   it('never starts more than rateLimit tries in one calendar second (real clock)', async () => {
-    const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
+    const server = await startWebhookServer();
     servers.push(server);
-    const client = server.client(await server.workspace());
-    await enableWebhooks(client);
+    const { client } = await server.webhookApp();
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
     const endpoint = await createEndpoint(client, { url: receiver.url, rateLimit: 5 });
     for (let i = 0; i < 20; i++) await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id, data: { i } });

@@ -2,22 +2,17 @@
 // credentials, and a resend during a try that keeps its fresh schedule.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
+  server = await startWebhookServer();
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 async function endpointFor(url: string) {
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+  const { ws, client } = await server.webhookApp();
   const endpoint = (await client.webhooks.createWebhookEndpoint({ url })).data;
   return { ws, client, endpoint };
 }

@@ -5,31 +5,27 @@
 // so that either one following the other's setting fails.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testClock } from '../../server/lib/clock.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createEndpoint, enableWebhooks } from '../helpers/webhooks.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { createEndpoint } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 const DAY = 86_400_000;
 const clock = testClock(Date.UTC(2026, 0, 1));
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer(
-    { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETENTION_DAYS: '3', EVENT_RETENTION_DAYS: '5', WEBHOOK_RETRY_SCALE: '100' },
+  server = await startWebhookServer(
+    { WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETENTION_DAYS: '3', EVENT_RETENTION_DAYS: '5', WEBHOOK_RETRY_SCALE: '100' },
     { overrides: { clock } },
   );
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 it('deletes messages older than WEBHOOK_RETENTION_DAYS, except those with a delivery still pending, and events older than EVENT_RETENTION_DAYS', async () => {
   const db = server.running.database.db;
   const dispatcher = server.running.services.webhookDispatcher;
   const outbox = server.running.services.eventRetention;
   const commentEvents = () => db.domainEvent.count({ where: { type: 'comment_annotation.add' } });
-  const client = server.client(await server.workspace());
-  await enableWebhooks(client);
+  const { client } = await server.webhookApp();
   const ok = await startReceiver((_req, res) => res.writeHead(204).end());
   const down = await startReceiver((_req, res) => res.writeHead(500).end());
   const delivered = await createEndpoint(client, { url: ok.url });

@@ -7,33 +7,28 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../sdk/index.js';
 import { testClock } from '../../server/lib/clock.js';
-import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addThreads, attemptsOf, createEndpoint, deliveriesOf, enableWebhooks, idOf } from '../helpers/webhooks.js';
+import { startReceiver, type Received } from '../helpers/receiver.js';
+import { addThreads, attemptsOf, createEndpoint, deliveriesOf, idOf } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 /** The schedule of the issue, in ms after each failed try (1st … 7th); the 8th failure is final. */
 const SCHEDULE = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 const clock = testClock(Date.UTC(2026, 0, 1));
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer(
-    { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_TIMEOUT_MS: '300' },
+  server = await startWebhookServer(
+    { WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_TIMEOUT_MS: '300' },
     { overrides: { clock } },
   );
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const db = () => server.running.database.db;
 const runDue = () => server.running.services.webhookDispatcher.runDue();
 
 async function app(): Promise<Client> {
-  const client = server.client(await server.workspace());
-  await enableWebhooks(client);
-  return client;
+  return (await server.webhookApp()).client;
 }
 
 /** A receiver whose n-th request (0-based) is answered by answers[n], the last one repeating. */

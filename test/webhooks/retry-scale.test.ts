@@ -5,8 +5,9 @@ import { afterAll, expect, it } from 'vitest';
 import { testClock } from '../../server/lib/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { attemptsOf, createEndpoint, deliveriesOf, enableWebhooks, idOf } from '../helpers/webhooks.js';
+import type { TestServer } from '../helpers/server.js';
+import { attemptsOf, createEndpoint, deliveriesOf, idOf } from '../helpers/webhooks.js';
+import { startWebhookServer } from '../helpers/webhook-server.js';
 
 const SCHEDULE = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
@@ -18,11 +19,10 @@ afterAll(async () => {
 
 it('WEBHOOK_RETRY_SCALE=0.01 makes every wait of the schedule a hundredth', async () => {
   const clock = testClock(Date.UTC(2026, 0, 1));
-  const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETRY_SCALE: '0.01' }, { overrides: { clock } });
+  const server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '0', WEBHOOK_RETRY_SCALE: '0.01' }, { overrides: { clock } });
   servers.push(server);
   const db = server.running.database.db;
-  const client = server.client(await server.workspace());
-  await enableWebhooks(client);
+  const { client } = await server.webhookApp();
   const receiver = await startReceiver((_req, res) => res.writeHead(500).end());
   const endpoint = await createEndpoint(client, { url: receiver.url });
   await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id });
@@ -43,11 +43,10 @@ it('WEBHOOK_RETRY_SCALE=0.01 makes every wait of the schedule a hundredth', asyn
 });
 
 it('with a tiny scale the whole schedule runs by itself on the real clock: eight tries, then failed', async () => {
-  const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_SCALE: '0.00001' });
+  const server = await startWebhookServer({ WEBHOOK_RETRY_SCALE: '0.00001' });
   servers.push(server);
   const db = server.running.database.db;
-  const client = server.client(await server.workspace());
-  await enableWebhooks(client);
+  const { client } = await server.webhookApp();
   const receiver = await startReceiver((_req, res) => res.writeHead(502).end());
   const endpoint = await createEndpoint(client, { url: receiver.url });
   await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id });

@@ -4,10 +4,10 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { createClient } from '../../sdk/index.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, outcomeWithin } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
 import { killServer, processFixture, spawnServer, type ProcessFixture, type ServerProcess } from '../helpers/server-process.js';
-import { idOf, pause } from '../helpers/webhooks.js';
+import { idOf } from '../helpers/webhooks.js';
 
 const MESSAGES = 40;
 let fixture: ProcessFixture | undefined;
@@ -41,9 +41,9 @@ it('finishes the tries in flight before exiting, records them, and leaves the re
   processes.push(server);
   await eventually(() => held.length === 4, 'four tries held by the receiver');
   server.child.kill('SIGTERM');
-  await pause(500);
-  // Still running: it waits for the answers it is owed.
-  expect(server.child.exitCode).toBeNull();
+  await eventually(() => server.output().includes('shutting down'), 'the process to start shutting down');
+  // What must NOT happen: shutting down, it does not exit while it is owed answers (given 500 ms).
+  expect(await outcomeWithin(server.exited, 500, 'still running'), server.output()).toBe('still running');
   holding = false;
   for (const res of held) res.writeHead(204).end();
   expect(await server.exited).toEqual({ code: 0, signal: null });

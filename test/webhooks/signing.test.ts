@@ -6,26 +6,21 @@ import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { withApiKey } from '../../server/domains/webhooks/messages.js';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addThreads, createEndpoint, enableWebhooks, idOf, verifyDelivery } from '../helpers/webhooks.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { addThreads, createEndpoint, idOf, verifyDelivery } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' });
+  server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '50' });
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const db = () => server.running.database.db;
 
 it('sends exactly the stored bytes, signed over those bytes; both verifiers accept them and refuse a changed byte', async () => {
   const receiver = await startReceiver((_req, res) => res.writeHead(200).end('ok'));
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await enableWebhooks(client);
+  const { ws, client } = await server.webhookApp();
   const endpoint = await createEndpoint(client, { url: receiver.url });
   // Multi-byte UTF-8, a line separator, escapes: any re-encoding between signing and sending would show.
   const text = 'héllo — 🎉 "quoted" \\ back\u2028slash \u00a0 ünïcödé';
@@ -72,9 +67,7 @@ it('sends exactly the stored bytes, signed over those bytes; both verifiers acce
 
 it('signs with both secrets after a rotation: two v1 signatures, and the old and the new secret each verify', async () => {
   const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await enableWebhooks(client);
+  const { ws, client } = await server.webhookApp();
   const endpoint = await createEndpoint(client, { url: receiver.url });
 
   await addThreads(client, 'org-s', 'doc-s', 1, 'before');

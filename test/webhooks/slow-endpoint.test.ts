@@ -6,8 +6,9 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createEndpoint, enableWebhooks } from '../helpers/webhooks.js';
+import type { TestServer } from '../helpers/server.js';
+import { createEndpoint } from '../helpers/webhooks.js';
+import { startWebhookServer } from '../helpers/webhook-server.js';
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -16,11 +17,10 @@ afterAll(async () => {
 });
 
 async function slowThenFast(env: NodeJS.ProcessEnv, slowAnswer: (req: Received, res: ServerResponse) => void) {
-  const server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', ...env });
+  const server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '50', ...env });
   servers.push(server);
   const db = server.running.database.db;
-  const client = server.client(await server.workspace());
-  await enableWebhooks(client);
+  const { client } = await server.webhookApp();
   const slow = await startReceiver(slowAnswer);
   const fast = await startReceiver((_req, res) => res.writeHead(204).end());
   const slowEndpoint = await createEndpoint(client, { url: slow.url });

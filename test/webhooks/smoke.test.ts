@@ -3,23 +3,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { eventually } from '../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' });
+  server = await startWebhookServer({ WEBHOOK_POLL_INTERVAL_MS: '50' });
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 it('delivers a comment event, signed so both verifiers accept it', async () => {
   const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+  const { ws, client } = await server.webhookApp();
   const endpoint = (await client.webhooks.createWebhookEndpoint({ url: receiver.url })).data;
   const { secret } = (await client.webhooks.getWebhookEndpointSecret({ endpointId: endpoint.id })).data;
   await client.comments.addCommentAnnotations({

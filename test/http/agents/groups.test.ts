@@ -100,7 +100,7 @@ describe('Update Agent Group', () => {
   });
 });
 
-describe('Delete Agent Group and group reads', () => {
+describe('Delete Agent Group and Get Agent Groups', () => {
   it('deletes the group and leaves its agents', async () => {
     await client.agents.createAgentGroup({ groupId: 'gone', name: 'Gone', agentIds: [a, 'crawler'] });
     expect((await client.agents.deleteAgentGroup({ groupId: 'gone' })).data).toEqual({ groupId: 'gone' });

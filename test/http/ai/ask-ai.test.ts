@@ -70,7 +70,7 @@ function fakes(answers: Partial<Record<Provider, () => Response | Promise<Respon
   return seen;
 }
 
-describe('the request each provider receives', () => {
+describe('Ask AI: the request each provider receives', () => {
   it('gpt-4o-mini: the prompt is the system message, the text the user message, with the application\'s OpenAI key and nothing of the operator\'s environment', async () => {
     const seen = fakes({ openai: () => openAiAnswer('Good day. Could you please send the report?') });
     expect(await ask(clientA, 'gpt-4o-mini')).toEqual({ success: true, text: 'Good day. Could you please send the report?' });
@@ -166,7 +166,7 @@ describe('the request each provider receives', () => {
   });
 });
 
-describe('handled failures: result {success: false, error}', () => {
+describe('Ask AI: handled failures: result {success: false, error}', () => {
   it('no key configured for the provider: another application\'s key is never used, and no provider is called', async () => {
     const seen = fakes();
     expect(await ask(clientB, 'gpt-4o-mini')).toEqual({ success: false, error: 'no API key configured for provider openai; set one with `ai-key set --provider openai`' });
@@ -319,7 +319,7 @@ describe('handled failures: result {success: false, error}', () => {
   });
 });
 
-describe('invalid input: INVALID_ARGUMENT, and no provider is called', () => {
+describe('Ask AI: invalid input: INVALID_ARGUMENT, and no provider is called', () => {
   const valid = { model: 'gpt-4o-mini', prompt: PROMPT, text: TEXT };
   const cases: Array<[string, unknown, RegExp]> = [
     ['no model', { prompt: PROMPT, text: TEXT }, /data\.model is required/],
@@ -354,7 +354,7 @@ describe('invalid input: INVALID_ARGUMENT, and no provider is called', () => {
   });
 });
 
-describe('the provider key stays secret', () => {
+describe('Ask AI: the provider key stays secret', () => {
   it('appears in no response and no log line; a failure is logged at warn with provider, model (of a known provider) and status only', async () => {
     const secrets = [...Object.values(KEYS), ...Object.values(KEYS).map((key) => key.slice(-12))];
     const responses = JSON.stringify(results);

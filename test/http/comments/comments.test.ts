@@ -1,10 +1,10 @@
-// Comments inside a thread and reactions on them: Add, Get, Update, Delete
-// Comments, Add and Delete Reaction, through HTTP with the SDK.
+// Comments inside a thread: Add, Get, Update and Delete Comments, through
+// HTTP with the SDK.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../../sdk/index.js';
 import { testClock } from '../../../server/lib/clock.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
 
 let server: TestServer;
 let ws: WorkspaceCredentials;
@@ -190,42 +190,5 @@ describe('Delete Comments', () => {
     expect(await server.running.database.db.commentReaction.count({ where: { annotationId: 't-del' } })).toBe(0);
     await client.comments.deleteComments({ ...t, commentIds: ['b'], actionUser: ann });
     await expectCollabError(client.comments.getComments(t), 'NOT_FOUND');
-  });
-});
-
-describe('Reactions', () => {
-  it('adds one reaction per user and icon, returns it, and removes it', async () => {
-    const t = await open('t-react');
-    clock.advance(100);
-    const { data: reaction } = await client.comments.addReaction({ ...t, commentId: 'first', icon: 'thumbs_up', from: bob });
-    expect(reaction).toEqual({ reactionId: expect.stringMatching(/^rct_/), icon: 'thumbs_up', from: { userId: 'bob', name: 'Bob', email: 'bob@example.com' }, createdAt: clock.nowMs() });
-    await client.comments.addReaction({ ...t, commentId: 'first', icon: '❤️', from: bob });
-    await client.comments.addReaction({ ...t, commentId: 'first', icon: 'thumbs_up', from: ann });
-    await expectCollabError(client.comments.addReaction({ ...t, commentId: 'first', icon: 'thumbs_up', from: bob }), 'ALREADY_EXISTS', /reaction thumbs_up of user bob/);
-    const [comment] = (await client.comments.getComments(t)).data;
-    expect(comment!.reactions.map((r) => [r.from.userId, r.icon])).toEqual([
-      ['bob', 'thumbs_up'],
-      ['bob', '❤️'],
-      ['ann', 'thumbs_up'],
-    ]);
-    await client.comments.deleteReaction({ ...t, commentId: 'first', icon: 'thumbs_up', from: bob });
-    await expectCollabError(client.comments.deleteReaction({ ...t, commentId: 'first', icon: 'thumbs_up', from: bob }), 'NOT_FOUND', /reaction thumbs_up of user bob does not exist/);
-    const [after] = (await client.comments.getComments(t)).data;
-    expect(after!.reactions.map((r) => [r.from.userId, r.icon])).toEqual([
-      ['bob', '❤️'],
-      ['ann', 'thumbs_up'],
-    ]);
-  });
-
-  it('is NOT_FOUND for an unknown thread or comment, INVALID_ARGUMENT for a bad icon', async () => {
-    const t = await open('t-react2');
-    await expectCollabError(client.comments.addReaction({ ...t, commentId: 'nope', icon: 'x', from: bob }), 'NOT_FOUND', /comment nope/);
-    await expectCollabError(client.comments.addReaction({ ...thread, annotationId: 'nope', commentId: 'first', icon: 'x', from: bob }), 'NOT_FOUND');
-    await expectCollabError(client.comments.deleteReaction({ ...t, commentId: 'nope', icon: 'x', from: bob }), 'NOT_FOUND');
-    for (const icon of ['', 'x'.repeat(65)]) {
-      const res = await server.post('/v2/commentannotations/comments/reactions/add', { data: { ...t, commentId: 'first', icon, from: bob } }, appHeaders(ws));
-      expect([res.status, res.body.error?.status]).toEqual([400, 'INVALID_ARGUMENT']);
-      expect(res.body.error.message).toMatch(/data\.icon/);
-    }
   });
 });

@@ -40,7 +40,7 @@ const stateOf = (base64: string) => {
   return doc;
 };
 
-describe('Add CRDT Data', () => {
+describe('Add CRDT Data, read back with Get CRDT Data', () => {
   it('stores each type under its content key; success carries status and message only', async () => {
     const res = await server.post('/v2/crdt/add', { data: { ...key, type: 'text', data: 'Hello' } }, { 'x-service-api-key': ws.apiKey, 'x-service-auth-token': ws.authToken });
     expect(res.status).toBe(200);

@@ -33,7 +33,7 @@ afterAll(() => server?.close());
 
 const base = { organizationId: ORG, displayHeadlineMessageTemplate: '{actionUser} shared {file} with {recipientUser}', displayHeadlineMessageTemplateData: { file: 'plan.pdf' } };
 
-describe(`custom notifications (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`Add Notification, Update Notifications and Delete Notifications (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
   it('reaches the listed users (IDs or user objects) except the actor and users whose inbox is NONE', async () => {
     const { data } = await client.notifications.addNotification({
       ...base,

@@ -25,7 +25,7 @@ async function configs(userId: string, documentIds: string[]) {
   return Object.fromEntries(data.map((entry) => [entry.metadata.documentId, entry.config]));
 }
 
-describe(`notification config (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`Get Notification Config, Get Notification Config (alias) and Set Notification Config (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
   it('is the service default until set: inbox MINE, email MINE, slack NONE; one entry per document with its metadata, at /v1 and /v2', async () => {
     const v1 = await client.notifications.getNotificationConfig({ organizationId: ORG, documentIds: ['d1', 'd2'], userId: 'u1' });
     expect(v1.data).toEqual([

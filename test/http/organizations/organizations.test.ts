@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-describe('organizations', () => {
+describe('Add Organization, Get Organizations, Update Organization, Update Organization Disabled State and Delete Organization', () => {
   it('add, get, update, disable, delete', async () => {
     const added = await client.organizations.addOrganization({ organizationId: 'o1', organizationName: 'One' });
     expect(added.data).toMatchObject({ organizationId: 'o1', organizationName: 'One', disabled: false });
@@ -51,7 +51,7 @@ describe('organizations', () => {
   });
 });
 
-describe('an update racing a delete', () => {
+describe('Update Organization racing Delete Organization', () => {
   it('answers success or NOT_FOUND, never INTERNAL', async () => {
     const outcomes = new Set<string>();
     for (let round = 0; round < 15; round++) {

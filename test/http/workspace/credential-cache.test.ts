@@ -22,8 +22,6 @@ async function cli(server: TestServer, ...args: string[]) {
   expect(result.code, result.stderr).toBe(0);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function post(url: string, path: string, body: unknown, headers: Record<string, string>) {
   const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -35,7 +33,10 @@ const setActivityEnabled = (url: string, ws: WorkspaceCredentials, isEnabled: bo
 const notifications = (url: string, ws: WorkspaceCredentials) =>
   post(url, '/v2/notifications/get', { data: { organizationId: 'org-cache', userId: 'u1' } }, appHeaders(ws));
 
-function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined, afterChange: (check: () => Promise<boolean>) => Promise<void>) {
+/** Waits until `check` holds after a change made at `changedAt` (Date.now() once the change returned). */
+type AfterChange = (check: () => Promise<boolean>, changedAt: number) => Promise<void>;
+
+function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined, afterChange: AfterChange) {
   describe(label, () => {
     let one: TestServer;
     let two: RunningServer;
@@ -54,8 +55,9 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
       // Both servers have the credential cached.
       for (const url of [one.url, two.url]) expect((await activityConfig(url, ws)).status).toBe(200);
       await cli(one, 'auth-token', 'revoke', '--api-key', ws.apiKey, '--auth-token', ws.authToken);
+      const changedAt = Date.now();
       for (const url of [one.url, two.url]) {
-        await afterChange(async () => (await activityConfig(url, ws)).status === 403);
+        await afterChange(async () => (await activityConfig(url, ws)).status === 403, changedAt);
         expect((await activityConfig(url, ws)).body.error.status).toBe('PERMISSION_DENIED');
       }
     });
@@ -65,8 +67,9 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
       expect((await post(one.url, '/v2/organizations/add', { data: { organizationId: 'org-cache' } }, appHeaders(ws))).status).toBe(200);
       for (const url of [one.url, two.url]) expect((await notifications(url, ws)).status).toBe(200);
       await cli(one, 'feature', 'set', '--api-key', ws.apiKey, '--name', 'notifications', '--enabled', 'false');
+      const changedAt = Date.now();
       for (const url of [one.url, two.url]) {
-        await afterChange(async () => (await notifications(url, ws)).status === 400);
+        await afterChange(async () => (await notifications(url, ws)).status === 400, changedAt);
         expect((await notifications(url, ws)).body.error.status).toBe('FAILED_PRECONDITION');
       }
     });
@@ -75,9 +78,10 @@ function suite(label: string, env: NodeJS.ProcessEnv, ttlMs: number | undefined,
       const ws = await one.workspace();
       for (const url of [one.url, two.url]) expect((await activityConfig(url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
       expect((await setActivityEnabled(one.url, ws, true)).status).toBe(200);
+      const changedAt = Date.now();
       // The process that wrote: at once, whatever the TTL.
       expect((await activityConfig(one.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);
-      await afterChange(async () => (await activityConfig(two.url, ws)).body.result.data.activityServiceConfig.isEnabled === true);
+      await afterChange(async () => (await activityConfig(two.url, ws)).body.result.data.activityServiceConfig.isEnabled === true, changedAt);
       expect((await activityConfig(two.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);
     });
   });
@@ -105,8 +109,10 @@ describe('the read cache is used', () => {
 });
 
 // Without Redis nothing tells the other processes: their copy lapses within the TTL.
-suite('the read cache without Redis', {}, undefined, async () => {
-  await sleep(TTL_MS + 100);
+// Polled until seen; failing once the TTL (and 100 ms for the requests) has passed
+// since the change: no later than the old fixed wait of TTL_MS + 100 looked.
+suite('the read cache without Redis', {}, undefined, async (check, changedAt) => {
+  await eventually(check, `the change seen within the ${TTL_MS} ms TTL`, changedAt + TTL_MS + 100 - Date.now());
 });
 
 // Through Redis: a TTL of an hour, so only the invalidation message can explain the change being seen.

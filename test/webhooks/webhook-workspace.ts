@@ -1,21 +1,12 @@
 import { expect } from 'vitest';
-import { contract } from '../../../contract/index.js';
-import type { Client } from '../../../sdk/index.js';
-import { appHeaders, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { contract } from '../../contract/index.js';
+import { appHeaders, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
 /** The path of each webhook operation, from the contract. */
 export const paths = Object.fromEntries(Object.entries(contract.webhooks).map(([name, route]) => [name, route.path])) as Record<
   keyof typeof contract.webhooks,
   string
 >;
-
-/** A new workspace with advanced webhooks turned on. */
-export async function enabledWorkspace(server: TestServer): Promise<{ ws: WorkspaceCredentials; client: Client }> {
-  const ws = await server.workspace();
-  const client = server.client(ws);
-  await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
-  return { ws, client };
-}
 
 /** Sends `data` as is (what the SDK's types would not let through) and expects the error envelope. */
 export async function expectError(

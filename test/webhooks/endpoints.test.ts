@@ -1,26 +1,25 @@
 // Create, Get, Update and Delete Advanced Webhook Endpoint: the record, its
 // validation, the uid per application, paging, and the address guard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testClock } from '../../../server/lib/clock.js';
-import type { Client } from '../../../sdk/index.js';
-import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { eventually } from '../../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
-import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { enabledWorkspace, expectError, paths } from './webhook-workspace.js';
+import { testClock } from '../../server/lib/clock.js';
+import type { Client } from '../../sdk/index.js';
+import { expectCollabError, expectCredentialChecks } from '../helpers/credentials.js';
+import { eventually } from '../helpers/eventually.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
+import { expectError, paths } from './webhook-workspace.js';
+import { enableWebhooks } from '../helpers/webhooks.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 const clock = testClock(Date.UTC(2026, 3, 1, 12));
 const URL_A = 'http://127.0.0.1:1/a';
 const URL_B = 'https://127.0.0.1:2/b?x=1#frag';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' }, { overrides: { clock } });
+  server = await startWebhookServer({}, { overrides: { clock } });
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const iso = () => new Date(clock.nowMs()).toISOString();
 
@@ -65,7 +64,7 @@ const INVALID_FIELDS: Array<[string, Record<string, unknown>, RegExp]> = [
 describe('Create Advanced Webhook Endpoint', () => {
   let ws: WorkspaceCredentials;
   let client: Client;
-  beforeAll(async () => ({ ws, client } = await enabledWorkspace(server)));
+  beforeAll(async () => ({ ws, client } = await server.webhookApp()));
 
   it('returns the record with its defaults', async () => {
     clock.advance(1000);
@@ -119,7 +118,7 @@ describe('Create Advanced Webhook Endpoint', () => {
   });
 
   it.each(INVALID_FIELDS)('refuses %s as INVALID_ARGUMENT, creating nothing', async (_name, fields, message) => {
-    const { ws: fresh, client: freshClient } = await enabledWorkspace(server);
+    const { ws: fresh, client: freshClient } = await server.webhookApp();
     await expectError(server, fresh, paths.createWebhookEndpoint, { url: URL_A, ...fields }, 'INVALID_ARGUMENT', message);
     expect((await freshClient.webhooks.getWebhookEndpoints({})).data).toEqual([]);
   });
@@ -143,7 +142,7 @@ describe('Create Advanced Webhook Endpoint', () => {
   });
 
   it('is ALREADY_EXISTS for a uid the application already uses; another application may use it', async () => {
-    const { client: own } = await enabledWorkspace(server);
+    const { client: own } = await server.webhookApp();
     const first = (await own.webhooks.createWebhookEndpoint({ url: URL_A, uid: 'orders' })).data;
     await expectCollabError(own.webhooks.createWebhookEndpoint({ url: URL_B, uid: 'orders' }), 'ALREADY_EXISTS', /uid "orders"/);
     // Endpoints without a uid never collide.
@@ -151,12 +150,12 @@ describe('Create Advanced Webhook Endpoint', () => {
     await own.webhooks.createWebhookEndpoint({ url: URL_A });
     expect((await own.webhooks.getWebhookEndpoints({})).data.map((e) => e.uid)).toEqual(['orders', null, null]);
     expect((await own.webhooks.getWebhookEndpoints({})).data[0]).toEqual(first);
-    const { client: other } = await enabledWorkspace(server);
+    const { client: other } = await server.webhookApp();
     expect((await other.webhooks.createWebhookEndpoint({ url: URL_A, uid: 'orders' })).data.uid).toBe('orders');
   });
 
   it('needs the application credentials', async () => {
-    const { ws: fresh, client: freshClient } = await enabledWorkspace(server);
+    const { ws: fresh, client: freshClient } = await server.webhookApp();
     await expectCredentialChecks(server, fresh, paths.createWebhookEndpoint, { url: URL_A });
     expect((await freshClient.webhooks.getWebhookEndpoints({})).data).toEqual([]);
   });
@@ -164,7 +163,7 @@ describe('Create Advanced Webhook Endpoint', () => {
 
 describe('Get Advanced Webhook Endpoints', () => {
   it('lists oldest first; with endpointId, that endpoint as a one-item list', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     expect(await client.webhooks.getWebhookEndpoints({})).toEqual({ status: 'success', message: expect.any(String), data: [], pageToken: null });
     const made = [];
     for (const url of [URL_A, URL_B, URL_A]) {
@@ -178,7 +177,7 @@ describe('Get Advanced Webhook Endpoints', () => {
   });
 
   it('pages with pageSize, without gaps or repeats; a token of another query, forged or combined with endpointId is refused', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await client.webhooks.createWebhookEndpoint({ url: URL_A, uid: `p${i}` })).data.id);
     const first = await client.webhooks.getWebhookEndpoints({ pageSize: 1 });
@@ -191,7 +190,7 @@ describe('Get Advanced Webhook Endpoints', () => {
     expect((await client.webhooks.getWebhookEndpoints({ pageSize: 2, pageToken: first.pageToken! })).data.map((e) => e.id)).toEqual([ids[1], ids[2]]);
 
     // Another application's token, a token of the messages list, a forged one, and any token with endpointId.
-    const { client: other } = await enabledWorkspace(server);
+    const { client: other } = await server.webhookApp();
     for (let i = 0; i < 2; i++) await other.webhooks.createWebhookEndpoint({ url: URL_A });
     const othersToken = (await other.webhooks.getWebhookEndpoints({ pageSize: 1 })).pageToken!;
     for (let i = 0; i < 2; i++) await client.webhooks.sendWebhookTestEvent({ endpointId: ids[0]! });
@@ -206,7 +205,7 @@ describe('Get Advanced Webhook Endpoints', () => {
   });
 
   it('refuses bad paging and IDs', async () => {
-    const { ws } = await enabledWorkspace(server);
+    const { ws } = await server.webhookApp();
     await expectError(server, ws, paths.getWebhookEndpoints, { pageSize: 0 }, 'INVALID_ARGUMENT', /data\.pageSize/);
     await expectError(server, ws, paths.getWebhookEndpoints, { pageSize: 1001 }, 'INVALID_ARGUMENT', /data\.pageSize/);
     await expectError(server, ws, paths.getWebhookEndpoints, { pageSize: 1.5 }, 'INVALID_ARGUMENT', /data\.pageSize/);
@@ -218,12 +217,12 @@ describe('Get Advanced Webhook Endpoints', () => {
   });
 
   it('is NOT_FOUND for an unknown endpointId', async () => {
-    const { ws } = await enabledWorkspace(server);
+    const { ws } = await server.webhookApp();
     await expectError(server, ws, paths.getWebhookEndpoints, { endpointId: 'ep_00000000000000000000000000' }, 'NOT_FOUND', /ep_0{26}/);
   });
 
   it('works while advanced webhooks are disabled', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: false });
     expect((await client.webhooks.getWebhookEndpoints({})).data).toEqual([endpoint]);
@@ -236,7 +235,7 @@ describe('Get Advanced Webhook Endpoints', () => {
 
 describe('Update Advanced Webhook Endpoint', () => {
   it('changes the fields sent and keeps the others; null clears filterTypes, channels, rateLimit and uid; metadata is replaced', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     clock.advance(1000);
     const created = (
       await client.webhooks.createWebhookEndpoint({
@@ -290,7 +289,7 @@ describe('Update Advanced Webhook Endpoint', () => {
   });
 
   it('keeps the signing secret', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     const before = (await client.webhooks.getWebhookEndpointSecret({ endpointId: endpoint.id })).data.secret;
     await client.webhooks.updateWebhookEndpoint({ endpointId: endpoint.id, url: URL_B, uid: 'x' });
@@ -298,26 +297,26 @@ describe('Update Advanced Webhook Endpoint', () => {
   });
 
   it('is ALREADY_EXISTS for a uid another endpoint of the application has; its own uid is fine', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const a = (await client.webhooks.createWebhookEndpoint({ url: URL_A, uid: 'a' })).data;
     const b = (await client.webhooks.createWebhookEndpoint({ url: URL_A, uid: 'b' })).data;
     await expectCollabError(client.webhooks.updateWebhookEndpoint({ endpointId: b.id, uid: 'a', description: 'not applied' }), 'ALREADY_EXISTS', /uid "a"/);
     expect((await client.webhooks.getWebhookEndpoints({ endpointId: b.id })).data).toEqual([b]);
     expect((await client.webhooks.updateWebhookEndpoint({ endpointId: a.id, uid: 'a' })).data.uid).toBe('a');
-    const { client: other } = await enabledWorkspace(server);
+    const { client: other } = await server.webhookApp();
     const c = (await other.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     expect((await other.webhooks.updateWebhookEndpoint({ endpointId: c.id, uid: 'a' })).data.uid).toBe('a');
   });
 
   it.each(INVALID_FIELDS.filter(([name]) => !name.startsWith('an unknown')))('refuses %s as INVALID_ARGUMENT, changing nothing', async (_name, fields, message) => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await expectError(server, ws, paths.updateWebhookEndpoint, { endpointId: endpoint.id, ...fields }, 'INVALID_ARGUMENT', message);
     expect((await client.webhooks.getWebhookEndpoints({})).data).toEqual([endpoint]);
   });
 
   it('refuses an update without a field to change, null where a value is needed, unknown fields, and bad IDs', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await expectError(server, ws, paths.updateWebhookEndpoint, { endpointId: endpoint.id }, 'INVALID_ARGUMENT', /give at least one field to change/);
     for (const field of ['url', 'description', 'disabled', 'metadata']) {
@@ -332,19 +331,19 @@ describe('Update Advanced Webhook Endpoint', () => {
   });
 
   it('is NOT_FOUND for an unknown endpoint', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     await expectCollabError(client.webhooks.updateWebhookEndpoint({ endpointId: 'ep_unknown', description: 'x' }), 'NOT_FOUND', /ep_unknown/);
   });
 
   it('works while advanced webhooks are disabled', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: false });
     expect((await client.webhooks.updateWebhookEndpoint({ endpointId: endpoint.id, url: URL_B })).data.url).toBe(URL_B);
   });
 
   it('needs the application credentials', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await expectCredentialChecks(server, ws, paths.updateWebhookEndpoint, { endpointId: endpoint.id, description: 'x' });
     expect((await client.webhooks.getWebhookEndpoints({})).data).toEqual([endpoint]);
@@ -354,7 +353,7 @@ describe('Update Advanced Webhook Endpoint', () => {
 describe('Delete Advanced Webhook Endpoint', () => {
   it('deletes the endpoint with its deliveries and attempts; the endpoint is then NOT_FOUND everywhere', async () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: receiver.url, uid: 'gone' })).data;
     const kept = (await client.webhooks.createWebhookEndpoint({ url: receiver.url })).data;
     const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id })).data;
@@ -384,7 +383,7 @@ describe('Delete Advanced Webhook Endpoint', () => {
   });
 
   it('refuses bad IDs and unknown fields; NOT_FOUND for an unknown endpoint', async () => {
-    const { ws } = await enabledWorkspace(server);
+    const { ws } = await server.webhookApp();
     await expectError(server, ws, paths.deleteWebhookEndpoint, {}, 'INVALID_ARGUMENT', /data\.endpointId is required/);
     await expectError(server, ws, paths.deleteWebhookEndpoint, { endpointId: '' }, 'INVALID_ARGUMENT', /data\.endpointId/);
     await expectError(server, ws, paths.deleteWebhookEndpoint, { endpointId: 'ep_x', force: true }, 'INVALID_ARGUMENT', /data\.force/);
@@ -392,7 +391,7 @@ describe('Delete Advanced Webhook Endpoint', () => {
   });
 
   it('needs the application credentials', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: URL_A })).data;
     await expectCredentialChecks(server, ws, paths.deleteWebhookEndpoint, { endpointId: endpoint.id });
     expect((await client.webhooks.getWebhookEndpoints({})).data).toEqual([endpoint]);
@@ -402,13 +401,13 @@ describe('Delete Advanced Webhook Endpoint', () => {
 describe("another application's endpoints", () => {
   it('are never listed, and NOT_FOUND for every operation, which leaves them unchanged', async () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-    const a = await enabledWorkspace(server);
+    const a = await server.webhookApp();
     const endpoint = (await a.client.webhooks.createWebhookEndpoint({ url: receiver.url, uid: 'a-hook', metadata: { owner: 'a' } })).data;
     const secret = (await a.client.webhooks.getWebhookEndpointSecret({ endpointId: endpoint.id })).data.secret;
     const { messageId } = (await a.client.webhooks.sendWebhookTestEvent({ endpointId: endpoint.id })).data;
     await eventually(async () => (await a.client.webhooks.getWebhookAttempts({ endpointId: endpoint.id })).data.length === 1, 'the attempt');
 
-    const b = await enabledWorkspace(server);
+    const b = await server.webhookApp();
     const own = (await b.client.webhooks.createWebhookEndpoint({ url: receiver.url })).data;
     expect((await b.client.webhooks.getWebhookEndpoints({})).data).toEqual([own]);
     const theirs = { endpointId: endpoint.id };
@@ -463,7 +462,9 @@ describe('without WEBHOOK_ALLOW_PRIVATE_URLS', () => {
   const PUBLIC = 'https://93.184.215.14/hook';
 
   it.each(PRIVATE)('refuses %s on create and on update, naming the host but not its address', async (url) => {
-    const { ws, client } = await enabledWorkspace(guarded);
+    const ws = await guarded.workspace();
+    const client = guarded.client(ws);
+    await enableWebhooks(client);
     const message = await expectError(guarded, ws, paths.createWebhookEndpoint, { url }, 'INVALID_ARGUMENT', /not publicly routable|does not resolve/);
     if (url.includes('localhost') || url.includes('LOCALHOST')) expect(message).not.toContain('127.0.0.1');
     // A public address (an IP literal: nothing to resolve) is accepted, and cannot be changed to the private one.

@@ -100,7 +100,7 @@ const ids = (page: Page) => ({
   notifications: page.data.notifications.map((n) => n.id),
 });
 
-describe('Get All User Data', () => {
+describe('Get All User Data and Get All User Data (alias)', () => {
   it('gives five empty arrays and a null nextPageToken to a user without data', async () => {
     const page = await client.userData.getAllUserData({ organizationId: 'org', userId: 'nobody' });
     expect(page).toEqual({ status: 'success', message: expect.any(String), data: EMPTY, nextPageToken: null });

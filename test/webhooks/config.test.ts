@@ -1,19 +1,17 @@
 // Get and Update Advanced Webhook Config: the application's switch, off until
 // turned on; while off, no message is created and endpoints cannot be created.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
-import { appHeaders, startTestServer, type TestServer } from '../../helpers/server.js';
+import { expectCollabError, expectCredentialChecks } from '../helpers/credentials.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { appHeaders } from '../helpers/server.js';
 import { expectError, paths } from './webhook-workspace.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  server = await startWebhookServer();
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const thread = (annotationId: string) => ({
   organizationId: 'org',

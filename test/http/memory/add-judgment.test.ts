@@ -1,4 +1,4 @@
-// Add, Get and Delete Judgments: the write side of decision memory, through the SDK.
+// Add Judgment: the write side of decision memory, through the SDK.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POSTINGS_BUDGET, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
 import { testClock } from '../../../server/lib/clock.js';
@@ -135,98 +135,5 @@ describe('Add Judgment', () => {
 
   it('checks credentials', async () => {
     await expectCredentialChecks(server, ws, '/v2/memory/judgments/add', judgment());
-  });
-});
-
-describe('Get Judgments', () => {
-  it('lists newest first by decidedAt then ID, filtered by organization, document, reviewer and decision', async () => {
-    const at = clock.nowMs() - 10_000;
-    const add = (judgmentId: string, overrides: Partial<TAddJudgmentData>) => client.memory.addJudgment(judgment({ judgmentId, ...overrides }));
-    await add('a', { decidedAt: at, organizationId: 'o1', documentId: 'd1' });
-    await add('b', { decidedAt: at + 5, organizationId: 'o1', reviewerId: 'bob', decision: 'reject' });
-    await add('c', { decidedAt: at, organizationId: 'o2', documentId: 'd1' });
-    await add('d', { decidedAt: at + 1 });
-    await add('e', { decidedAt: at, organizationId: 'o1', documentId: 'd2', decision: 'reject' });
-    const ids = async (filters: Parameters<Client['memory']['getJudgments']>[0] = {}) => (await client.memory.getJudgments(filters)).data.map((j) => j.judgmentId);
-    expect(await ids()).toEqual(['b', 'd', 'e', 'c', 'a']);
-    expect(await ids({ organizationId: 'o1' })).toEqual(['b', 'e', 'a']);
-    expect(await ids({ organizationId: 'o1', documentId: 'd1' })).toEqual(['a']);
-    expect(await ids({ reviewerId: 'bob' })).toEqual(['b']);
-    expect(await ids({ decision: 'reject' })).toEqual(['b', 'e']);
-    expect(await ids({ organizationId: 'o1', decision: 'approve' })).toEqual(['a']);
-    expect(await ids({ organizationId: 'nope' })).toEqual([]);
-    await expectCollabError(client.memory.getJudgments({ documentId: 'd1' }), 'INVALID_ARGUMENT', /documentId requires organizationId/);
-    await expectCollabError(client.memory.getJudgments({ decision: 'maybe' as 'approve' }), 'INVALID_ARGUMENT', /decision/);
-  });
-
-  it('pages without gaps or repeats, and refuses forged tokens, tokens of another query and pageSize 0', async () => {
-    const at = clock.nowMs() - 100_000;
-    for (let i = 0; i < 7; i++) await client.memory.addJudgment(judgment({ judgmentId: `p${i}`, decidedAt: at + Math.floor(i / 2) }));
-    const seen: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await client.memory.getJudgments({ pageSize: 2, ...(pageToken ? { pageToken } : {}) });
-      expect(page.data.length).toBeLessThanOrEqual(2);
-      seen.push(...page.data.map((j) => j.judgmentId));
-      pageToken = page.pageToken ?? undefined;
-    } while (pageToken);
-    expect(seen).toEqual(['p6', 'p5', 'p4', 'p3', 'p2', 'p1', 'p0']);
-
-    const { pageToken: token } = await client.memory.getJudgments({ pageSize: 1 });
-    const [, tag] = token!.split('.');
-    const forged = `${Buffer.from(JSON.stringify([0, ''])).toString('base64url')}.${tag}`;
-    await expectCollabError(client.memory.getJudgments({ pageSize: 1, pageToken: forged }), 'INVALID_ARGUMENT', /pageToken/);
-    await expectCollabError(client.memory.getJudgments({ reviewerId: 'ann', pageToken: token! }), 'INVALID_ARGUMENT', /pageToken/);
-    await expectCollabError(client.memory.getJudgments({ pageSize: 0 }), 'INVALID_ARGUMENT', /data\.pageSize/);
-  });
-
-  it('checks credentials', async () => {
-    await expectCredentialChecks(server, ws, '/v2/memory/judgments/get', {});
-  });
-});
-
-describe('Delete Judgments', () => {
-  it('deletes by ID, answers per ID, and bumps the revision only when something went', async () => {
-    await client.memory.addJudgment(judgment({ judgmentId: 'keep' }));
-    await client.memory.addJudgment(judgment({ judgmentId: 'drop' }));
-    const { data } = await client.memory.deleteJudgments({ judgmentIds: ['drop', 'never', 'constructor'] });
-    expect(data).toEqual({
-      drop: { success: true, message: 'Judgment deleted.' },
-      never: { success: false, message: 'judgment never does not exist' },
-      constructor: { success: false, message: 'judgment constructor does not exist' },
-    });
-    expect((await client.memory.getJudgments()).data.map((j) => j.judgmentId)).toEqual(['keep']);
-    expect(await revision()).toMatchObject({ revision: 3, size: 1 });
-    await client.memory.deleteJudgments({ judgmentIds: ['drop'] });
-    expect(await revision()).toMatchObject({ revision: 3, size: 1 });
-    await expectCollabError(client.memory.deleteJudgments({ judgmentIds: [] }), 'INVALID_ARGUMENT', /judgmentIds/);
-    await expectCollabError(client.memory.deleteJudgments({ judgmentIds: Array.from({ length: 31 }, (_, i) => `x${i}`) }), 'INVALID_ARGUMENT', /judgmentIds/);
-  });
-
-  it('reports a judgment deleted by exactly one of two deletes racing for it, and counts it off once', async () => {
-    for (let round = 0; round < 10; round++) {
-      await client.memory.addJudgment(judgment({ judgmentId: `race-${round}` }));
-      const before = await revision();
-      const answers = await Promise.all([1, 2].map(() => client.memory.deleteJudgments({ judgmentIds: [`race-${round}`] })));
-      expect(answers.filter((answer) => answer.data[`race-${round}`]!.success)).toHaveLength(1);
-      expect(await revision()).toMatchObject({ size: before!.size - 1, postings: before!.postings - 7 });
-    }
-  });
-
-  it('checks credentials', async () => {
-    await expectCredentialChecks(server, ws, '/v2/memory/judgments/delete', { judgmentIds: ['x'] });
-  });
-});
-
-describe('another application', () => {
-  it('sees, deletes and collides with none of these judgments', async () => {
-    await client.memory.addJudgment(judgment({ judgmentId: 'mine', organizationId: 'o1', documentId: 'd1' }));
-    const other = server.client(await server.workspace());
-    expect((await other.memory.getJudgments()).data).toEqual([]);
-    expect((await other.memory.getJudgments({ organizationId: 'o1', documentId: 'd1' })).data).toEqual([]);
-    expect((await other.memory.getJudgments({ reviewerId: 'ann' })).data).toEqual([]);
-    expect((await other.memory.deleteJudgments({ judgmentIds: ['mine'] })).data.mine!.success).toBe(false);
-    expect((await other.memory.addJudgment(judgment({ judgmentId: 'mine' }))).data.judgmentId).toBe('mine');
-    expect((await client.memory.getJudgments()).data.map((j) => [j.judgmentId, j.organizationId])).toEqual([['mine', 'o1']]);
   });
 });

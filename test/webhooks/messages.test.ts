@@ -2,28 +2,23 @@
 // Resend Advanced Webhook Message: what was sent to an endpoint, each try,
 // newest first, filtered and paged; sending a message again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testClock } from '../../../server/lib/clock.js';
-import type { Client } from '../../../sdk/index.js';
-import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { eventually } from '../../helpers/eventually.js';
-import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { enabledWorkspace, expectError, paths } from './webhook-workspace.js';
+import { testClock } from '../../server/lib/clock.js';
+import type { Client } from '../../sdk/index.js';
+import { expectCollabError, expectCredentialChecks } from '../helpers/credentials.js';
+import { eventually } from '../helpers/eventually.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { expectError, paths } from './webhook-workspace.js';
+import type { WorkspaceCredentials } from '../helpers/server.js';
+import { startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
 // The clock moves only when told, so a delivery waiting for its next try stays pending;
 // a retry scale of 0 makes every retry due at once, so a failing message fails for good right away.
 const clock = testClock(Date.UTC(2026, 4, 1, 8));
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer(
-    { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_SCALE: '0' },
-    { overrides: { clock } },
-  );
+  server = await startWebhookServer({ WEBHOOK_RETRY_SCALE: '0' }, { overrides: { clock } });
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 type Mode = 'ok' | 'later' | 'fail';
 const HOUR = 3_600_000;
@@ -73,15 +68,15 @@ async function pagesOf<T>(fetch: (pageToken?: string) => Promise<{ data: T[]; pa
   return pages;
 }
 
-describe('Get Advanced Webhook Messages and Delivery Attempts', () => {
+describe('Get Advanced Webhook Messages and Get Advanced Webhook Delivery Attempts', () => {
   let client: Client;
-  let ws: Awaited<ReturnType<typeof enabledWorkspace>>['ws'];
+  let ws: WorkspaceCredentials;
   let endpointId: string;
   const ids = { canceled: '', succeeded: '', pending: '', failed: '' };
   const sentAt = { canceled: 0, succeeded: 0, pending: 0, failed: 0 };
 
   beforeAll(async () => {
-    ({ ws, client } = await enabledWorkspace(server));
+    ({ ws, client } = await server.webhookApp());
     ({ endpointId } = await endpointAndReceiver(client));
     // Canceled: pending when the endpoint is disabled, then due.
     ids.canceled = await send(client, endpointId, 'later');
@@ -223,7 +218,7 @@ describe('Get Advanced Webhook Messages and Delivery Attempts', () => {
 
 describe('Resend Advanced Webhook Message', () => {
   it('sends a failed message again now, as a manual try with the same webhook-id and body, counting tries afresh', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const { receiver, endpointId } = await endpointAndReceiver(client);
     const messageId = await send(client, endpointId, 'fail');
     await eventually(async () => (await statusOf(client, endpointId, messageId)) === 'failed', 'the last try');
@@ -243,7 +238,7 @@ describe('Resend Advanced Webhook Message', () => {
   });
 
   it('tries a pending message now rather than at its next scheduled try', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const { receiver, endpointId } = await endpointAndReceiver(client);
     const messageId = await send(client, endpointId, 'later');
     await eventually(async () => (await attempts(client, endpointId, messageId)).length === 1, 'the first try');
@@ -258,7 +253,7 @@ describe('Resend Advanced Webhook Message', () => {
   });
 
   it('brings back a message canceled while the endpoint was disabled, also while advanced webhooks are off', async () => {
-    const { client } = await enabledWorkspace(server);
+    const { client } = await server.webhookApp();
     const { receiver, endpointId } = await endpointAndReceiver(client);
     const messageId = await send(client, endpointId, 'later');
     await eventually(async () => (await attempts(client, endpointId, messageId)).length === 1, 'the first try');
@@ -276,7 +271,7 @@ describe('Resend Advanced Webhook Message', () => {
   });
 
   it('is NOT_FOUND for an unknown endpoint, an unknown message, or one never sent to this endpoint', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const { endpointId } = await endpointAndReceiver(client);
     const { endpointId: other } = await endpointAndReceiver(client);
     const messageId = await send(client, endpointId, 'ok');
@@ -287,7 +282,7 @@ describe('Resend Advanced Webhook Message', () => {
   });
 
   it('refuses bad requests', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const { endpointId } = await endpointAndReceiver(client);
     await expectError(server, ws, paths.resendWebhookMessage, { endpointId }, 'INVALID_ARGUMENT', /data\.messageId is required/);
     await expectError(server, ws, paths.resendWebhookMessage, { messageId: 'msg_x' }, 'INVALID_ARGUMENT', /data\.endpointId is required/);
@@ -296,7 +291,7 @@ describe('Resend Advanced Webhook Message', () => {
   });
 
   it('needs the application credentials, and sends nothing without them', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     const { endpointId } = await endpointAndReceiver(client);
     const messageId = await send(client, endpointId, 'fail');
     await eventually(async () => (await statusOf(client, endpointId, messageId)) === 'failed', 'the last try');

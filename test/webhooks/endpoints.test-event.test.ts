@@ -2,32 +2,21 @@
 // and recorded like any other; and the exact shape of every payload.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Client } from '../../../sdk/index.js';
-import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { eventually } from '../../helpers/eventually.js';
-import { closeReceivers, startReceiver, type Received } from '../../helpers/receiver.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
-import { enabledWorkspace, expectError, paths } from './webhook-workspace.js';
+import type { Client } from '../../sdk/index.js';
+import { expectCollabError, expectCredentialChecks } from '../helpers/credentials.js';
+import { eventually } from '../helpers/eventually.js';
+import type { Received } from '../helpers/receiver.js';
+import type { WorkspaceCredentials } from '../helpers/server.js';
+import { expectError, paths } from './webhook-workspace.js';
+import { noContent, receiverEndpoint, startWebhookServer, type WebhookTestServer } from '../helpers/webhook-server.js';
 
-let server: TestServer;
+let server: WebhookTestServer;
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' });
+  server = await startWebhookServer();
 });
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
+afterAll(() => server?.close());
 
 const PAYLOAD_KEYS = ['actionType', 'data', 'event', 'metadata', 'source', 'timestamp', 'webhookId'];
-
-type EndpointFields = Omit<Parameters<Client['webhooks']['createWebhookEndpoint']>[0], 'url'>;
-
-async function endpointWithReceiver(client: Client, fields: EndpointFields = {}) {
-  const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-  const endpoint = (await client.webhooks.createWebhookEndpoint({ url: receiver.url, ...fields })).data;
-  const { secret } = (await client.webhooks.getWebhookEndpointSecret({ endpointId: endpoint.id })).data;
-  return { receiver, endpoint, secret };
-}
 
 /** The verified payload of the only delivery a receiver got. */
 async function onlyDelivery(received: Received[], secret: string): Promise<Record<string, any>> {
@@ -39,16 +28,16 @@ async function onlyDelivery(received: Received[], secret: string): Promise<Recor
 describe('Send Test Event', () => {
   let ws: WorkspaceCredentials;
   let client: Client;
-  beforeAll(async () => ({ ws, client } = await enabledWorkspace(server)));
+  beforeAll(async () => ({ ws, client } = await server.webhookApp()));
 
   it('delivers webhook.test with empty data to that endpoint only, whatever its filterTypes and channels', async () => {
-    const target = await endpointWithReceiver(client, { filterTypes: ['comment.add'], channels: ['org:nowhere'] });
-    const bystander = await endpointWithReceiver(client);
+    const target = await receiverEndpoint(client, noContent, { filterTypes: ['comment.add'], channels: ['org:nowhere'] });
+    const bystander = await receiverEndpoint(client);
     const before = Date.now();
-    const res = await client.webhooks.sendWebhookTestEvent({ endpointId: target.endpoint.id });
+    const res = await client.webhooks.sendWebhookTestEvent({ endpointId: target.id });
     const after = Date.now();
-    expect(res.data).toEqual({ messageId: expect.stringMatching(/^msg_/), endpointId: target.endpoint.id });
-    const payload = await onlyDelivery(target.receiver.received, target.secret);
+    expect(res.data).toEqual({ messageId: expect.stringMatching(/^msg_/), endpointId: target.id });
+    const payload = await onlyDelivery(target.received, target.secret);
     expect(Object.keys(payload).sort()).toEqual(PAYLOAD_KEYS);
     expect(payload).toEqual({
       event: 'webhook.test',
@@ -61,21 +50,21 @@ describe('Send Test Event', () => {
     });
     expect(payload.timestamp).toBeGreaterThanOrEqual(before);
     expect(payload.timestamp).toBeLessThanOrEqual(after);
-    expect(target.receiver.received[0]!.headers['webhook-id']).toBe(res.data.messageId);
+    expect(target.received[0]!.headers['webhook-id']).toBe(res.data.messageId);
 
     // Recorded like any message: listed for the target, never for the other endpoint (deliveries are written with the message).
-    await eventually(async () => (await client.webhooks.getWebhookMessages({ endpointId: target.endpoint.id, status: 'succeeded' })).data.length === 1, 'the success');
-    const [message] = (await client.webhooks.getWebhookMessages({ endpointId: target.endpoint.id })).data;
+    await eventually(async () => (await client.webhooks.getWebhookMessages({ endpointId: target.id, status: 'succeeded' })).data.length === 1, 'the success');
+    const [message] = (await client.webhooks.getWebhookMessages({ endpointId: target.id })).data;
     expect(message).toMatchObject({ messageId: res.data.messageId, eventType: 'webhook.test', status: 'succeeded', attempts: 1, payload });
-    expect((await client.webhooks.getWebhookMessages({ endpointId: bystander.endpoint.id })).data).toEqual([]);
-    expect(bystander.receiver.received).toEqual([]);
+    expect((await client.webhooks.getWebhookMessages({ endpointId: bystander.id })).data).toEqual([]);
+    expect(bystander.received).toEqual([]);
   });
 
   it('sends a custom event type and data as given', async () => {
-    const target = await endpointWithReceiver(client);
+    const target = await receiverEndpoint(client);
     const data = { invoice: { id: 'inv_1', lines: [{ amount: 12.5, paid: true }, null] }, constructor: 'ordinary', note: 'naïve ✓' };
-    const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId: target.endpoint.id, eventType: 'invoice.line.paid', data })).data;
-    const payload = await onlyDelivery(target.receiver.received, target.secret);
+    const { messageId } = (await client.webhooks.sendWebhookTestEvent({ endpointId: target.id, eventType: 'invoice.line.paid', data })).data;
+    const payload = await onlyDelivery(target.received, target.secret);
     expect(payload).toEqual({
       event: 'invoice.line.paid',
       actionType: 'paid',
@@ -86,22 +75,22 @@ describe('Send Test Event', () => {
       metadata: { apiKey: ws.apiKey, organizationId: null, documentId: null },
     });
     // A type without a dot is its own source and action.
-    const plain = await endpointWithReceiver(client);
-    await client.webhooks.sendWebhookTestEvent({ endpointId: plain.endpoint.id, eventType: 'ping' });
-    expect(await onlyDelivery(plain.receiver.received, plain.secret)).toMatchObject({ event: 'ping', source: 'ping', actionType: 'ping', data: {} });
+    const plain = await receiverEndpoint(client);
+    await client.webhooks.sendWebhookTestEvent({ endpointId: plain.id, eventType: 'ping' });
+    expect(await onlyDelivery(plain.received, plain.secret)).toMatchObject({ event: 'ping', source: 'ping', actionType: 'ping', data: {} });
   });
 
   it('is FAILED_PRECONDITION for a disabled endpoint and while advanced webhooks are disabled, sending nothing', async () => {
-    const { client: own } = await enabledWorkspace(server);
-    const target = await endpointWithReceiver(own, { disabled: true });
-    await expectCollabError(own.webhooks.sendWebhookTestEvent({ endpointId: target.endpoint.id }), 'FAILED_PRECONDITION', /disabled/);
-    await own.webhooks.updateWebhookEndpoint({ endpointId: target.endpoint.id, disabled: false });
+    const { client: own } = await server.webhookApp();
+    const target = await receiverEndpoint(own, noContent, { disabled: true });
+    await expectCollabError(own.webhooks.sendWebhookTestEvent({ endpointId: target.id }), 'FAILED_PRECONDITION', /disabled/);
+    await own.webhooks.updateWebhookEndpoint({ endpointId: target.id, disabled: false });
     await own.webhooks.updateAdvancedWebhookConfig({ isEnabled: false });
-    await expectCollabError(own.webhooks.sendWebhookTestEvent({ endpointId: target.endpoint.id }), 'FAILED_PRECONDITION', /advanced webhooks are disabled/);
-    expect((await own.webhooks.getWebhookMessages({ endpointId: target.endpoint.id })).data).toEqual([]);
+    await expectCollabError(own.webhooks.sendWebhookTestEvent({ endpointId: target.id }), 'FAILED_PRECONDITION', /advanced webhooks are disabled/);
+    expect((await own.webhooks.getWebhookMessages({ endpointId: target.id })).data).toEqual([]);
     await own.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
-    await own.webhooks.sendWebhookTestEvent({ endpointId: target.endpoint.id });
-    await onlyDelivery(target.receiver.received, target.secret);
+    await own.webhooks.sendWebhookTestEvent({ endpointId: target.id });
+    await onlyDelivery(target.received, target.secret);
   });
 
   it('is NOT_FOUND for an unknown endpoint', async () => {
@@ -136,10 +125,10 @@ describe('Send Test Event', () => {
 
 describe('the payload of an event', () => {
   it('has exactly event, actionType, source, data, webhookId, timestamp and metadata {apiKey, organizationId, documentId}', async () => {
-    const { ws, client } = await enabledWorkspace(server);
+    const { ws, client } = await server.webhookApp();
     await client.organizations.addOrganization({ organizationId: 'org' });
     await client.organizations.addDocument({ organizationId: 'org', documentId: 'doc' });
-    const target = await endpointWithReceiver(client, { filterTypes: ['comment_annotation.status_change'], channels: ['doc:org/doc'] });
+    const target = await receiverEndpoint(client, noContent, { filterTypes: ['comment_annotation.status_change'], channels: ['doc:org/doc'] });
     await client.comments.addCommentAnnotations({
       organizationId: 'org',
       documentId: 'doc',
@@ -153,13 +142,13 @@ describe('the payload of an event', () => {
       actionUser: { userId: 'bob' },
       updatedData: { status: 'resolved' },
     });
-    const payload = await onlyDelivery(target.receiver.received, target.secret);
+    const payload = await onlyDelivery(target.received, target.secret);
     expect(Object.keys(payload).sort()).toEqual(PAYLOAD_KEYS);
     expect(payload).toMatchObject({
       event: 'comment_annotation.status_change',
       actionType: 'status_change',
       source: 'comment_annotation',
-      webhookId: target.receiver.received[0]!.headers['webhook-id'],
+      webhookId: target.received[0]!.headers['webhook-id'],
       metadata: { apiKey: ws.apiKey, organizationId: 'org', documentId: 'doc' },
     });
     expect(Object.keys(payload.metadata).sort()).toEqual(['apiKey', 'documentId', 'organizationId']);

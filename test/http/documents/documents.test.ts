@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../../../sdk/index.js';
+import { expectCollabError } from '../../helpers/credentials.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+
+let server: TestServer;
+let ws: WorkspaceCredentials;
+let client: Client;
+const ORG = 'd-org';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ws = await server.workspace();
+  client = server.client(ws);
+  await client.organizations.addFolder({ organizationId: ORG, folderId: 'f', accessType: 'restricted' });
+  for (let i = 0; i < 7; i++) await client.organizations.addDocument({ organizationId: ORG, documentId: `doc-${i}`, documentName: `Doc ${i}`, ...(i % 3 === 0 ? { folderId: 'f' } : {}) });
+});
+afterAll(() => server?.close());
+
+describe('Add Document, Update Document, Move Document, Update Document Access, Update Document Disabled State and Delete Document', () => {
+  it('adds, renames, moves, sets access, disables and deletes', async () => {
+    const added = await client.organizations.addDocument({ organizationId: ORG, documentId: 'm', accessType: 'public' });
+    expect(added.data).toMatchObject({ id: 'm', documentName: 'm', accessType: 'public', folderId: null });
+    await expectCollabError(client.organizations.addDocument({ organizationId: ORG, documentId: 'm' }), 'ALREADY_EXISTS');
+    expect((await client.organizations.updateDocument({ organizationId: ORG, documentId: 'm', documentName: 'Memo' })).data.documentName).toBe('Memo');
+
+    const moved = await client.organizations.moveDocument({ organizationId: ORG, documentId: 'm', folderId: 'f' });
+    expect(moved.data).toMatchObject({ folderId: 'f', accessType: 'restricted' });
+    await expectCollabError(client.organizations.updateDocumentAccess({ organizationId: ORG, documentId: 'm', accessType: 'public' }), 'FAILED_PRECONDITION', /takes its access type/);
+    const back = await client.organizations.moveDocument({ organizationId: ORG, documentId: 'm', folderId: 'root' });
+    expect(back.data).toMatchObject({ folderId: null, accessType: 'public' });
+    expect((await client.organizations.updateDocumentAccess({ organizationId: ORG, documentId: 'm', accessType: 'restricted' })).data.accessType).toBe('restricted');
+    expect((await client.organizations.updateDocumentDisableState({ organizationId: ORG, documentId: 'm', disabled: true })).data.disabled).toBe(true);
+
+    await client.organizations.deleteDocument({ organizationId: ORG, documentId: 'm' });
+    await expectCollabError(client.organizations.deleteDocument({ organizationId: ORG, documentId: 'm' }), 'NOT_FOUND');
+    await expectCollabError(client.organizations.moveDocument({ organizationId: ORG, documentId: 'doc-1', folderId: 'nope' }), 'NOT_FOUND');
+  });
+});

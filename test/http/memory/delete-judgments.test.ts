@@ -1,0 +1,69 @@
+// Delete Judgments: per-ID answers and the revision row, through the SDK.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import { testClock } from '../../../server/lib/clock.js';
+import type { Client } from '../../../sdk/index.js';
+import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+
+const clock = testClock(Date.UTC(2026, 5, 1));
+let server: TestServer;
+let ws: WorkspaceCredentials;
+let client: Client;
+let appId: string;
+
+const judgment = (overrides: Partial<TAddJudgmentData> = {}): TAddJudgmentData => ({
+  subject: 'Renew the hosting vendor contract',
+  decision: 'approve',
+  reason: 'Cheaper than the alternatives',
+  reviewerId: 'ann',
+  ...overrides,
+});
+
+beforeAll(async () => {
+  server = await startTestServer({}, { overrides: { clock } });
+  ws = await server.workspace();
+  client = server.client(ws);
+  appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
+});
+afterAll(() => server?.close());
+beforeEach(async () => {
+  await server.running.database.db.judgment.deleteMany({});
+  await server.running.database.db.judgmentRevision.deleteMany({});
+  clock.advance(1000);
+});
+
+const revision = async () => server.running.database.db.judgmentRevision.findUnique({ where: { apiKeyId: appId } });
+
+describe('Delete Judgments', () => {
+  it('deletes by ID, answers per ID, and bumps the revision only when something went', async () => {
+    await client.memory.addJudgment(judgment({ judgmentId: 'keep' }));
+    await client.memory.addJudgment(judgment({ judgmentId: 'drop' }));
+    const { data } = await client.memory.deleteJudgments({ judgmentIds: ['drop', 'never', 'constructor'] });
+    expect(data).toEqual({
+      drop: { success: true, message: 'Judgment deleted.' },
+      never: { success: false, message: 'judgment never does not exist' },
+      constructor: { success: false, message: 'judgment constructor does not exist' },
+    });
+    expect((await client.memory.getJudgments()).data.map((j) => j.judgmentId)).toEqual(['keep']);
+    expect(await revision()).toMatchObject({ revision: 3, size: 1 });
+    await client.memory.deleteJudgments({ judgmentIds: ['drop'] });
+    expect(await revision()).toMatchObject({ revision: 3, size: 1 });
+    await expectCollabError(client.memory.deleteJudgments({ judgmentIds: [] }), 'INVALID_ARGUMENT', /judgmentIds/);
+    await expectCollabError(client.memory.deleteJudgments({ judgmentIds: Array.from({ length: 31 }, (_, i) => `x${i}`) }), 'INVALID_ARGUMENT', /judgmentIds/);
+  });
+
+  it('reports a judgment deleted by exactly one of two deletes racing for it, and counts it off once', async () => {
+    for (let round = 0; round < 10; round++) {
+      await client.memory.addJudgment(judgment({ judgmentId: `race-${round}` }));
+      const before = await revision();
+      const answers = await Promise.all([1, 2].map(() => client.memory.deleteJudgments({ judgmentIds: [`race-${round}`] })));
+      expect(answers.filter((answer) => answer.data[`race-${round}`]!.success)).toHaveLength(1);
+      expect(await revision()).toMatchObject({ size: before!.size - 1, postings: before!.postings - 7 });
+    }
+  });
+
+  it('checks credentials', async () => {
+    await expectCredentialChecks(server, ws, '/v2/memory/judgments/delete', { judgmentIds: ['x'] });
+  });
+});
