@@ -10,7 +10,8 @@ import type { RawData, WebSocket } from 'ws';
 import * as Y from 'yjs';
 import type { TUserRef } from '../../contract/common/content.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
-import type { AccessRepo } from '../domains/access/repo.js';
+import type { EnsureHeldDocument } from '../domains/access/open-document.js';
+import type { DocumentsRepo } from '../domains/access/repos/documents.js';
 import type { CrdtRepo } from '../domains/crdt/repo.js';
 import type { SigningKeys, UserTokenClaims } from '../domains/permissions/signing-keys.js';
 import type { Clock } from '../lib/clock.js';
@@ -111,7 +112,8 @@ export function createRealtimeHub(deps: {
   clock: Clock;
   uow: UnitOfWork;
   crdtRepo: CrdtRepo;
-  accessRepo: AccessRepo;
+  documents: Pick<DocumentsRepo, 'holdDocuments'>;
+  ensureHeldDocument: EnsureHeldDocument;
   events: EventBus;
   signingKeys: SigningKeys;
   access: ConnectionAccess;
@@ -184,11 +186,7 @@ export function createRealtimeHub(deps: {
       if (viaProvider) {
         // The provider granted it, but no grant created the organization and document here: a client app creates
         // them by opening them (as with comments), so that its edits can be saved.
-        await deps.uow.run(async () => {
-          await deps.accessRepo.ensureOrganization(apiKeyId, key.organizationId);
-          const held = await deps.accessRepo.holdDocuments(apiKeyId, key.organizationId, [key.documentId]);
-          if (!held.has(key.documentId)) await deps.accessRepo.ensureDocument(apiKeyId, key.organizationId, key.documentId);
-        });
+        await deps.uow.run(() => deps.ensureHeldDocument(apiKeyId, key.organizationId, key.documentId));
       }
       return { apiKeyId, key, user: userOf(claims), claims, role };
     }
@@ -234,7 +232,7 @@ export function createRealtimeHub(deps: {
     const persistence = createPersistence({
       apiKeyId,
       repo: deps.crdtRepo,
-      accessRepo: deps.accessRepo,
+      documents: deps.documents,
       uow: deps.uow,
       events: deps.events,
       clock: deps.clock,
@@ -313,7 +311,7 @@ export function createRealtimeHub(deps: {
         const target = { ...key, documentId: movedTo };
         const unsaved = Y.encodeStateAsUpdate(document);
         await deps.uow.run(async () => {
-          const held = await deps.accessRepo.holdDocuments(apiKeyId, organizationId, [movedTo]);
+          const held = await deps.documents.holdDocuments(apiKeyId, organizationId, [movedTo]);
           if (!held.has(movedTo)) return;
           const stored = await deps.crdtRepo.lockedRow(apiKeyId, target, { at: BigInt(deps.clock.nowMs()) });
           await deps.crdtRepo.save(apiKeyId, target, {

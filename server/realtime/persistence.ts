@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import * as Y from 'yjs';
 import type { TUserRef } from '../../contract/common/content.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
-import type { AccessRepo } from '../domains/access/repo.js';
+import type { DocumentsRepo } from '../domains/access/repos/documents.js';
 import type { CrdtRepo, CrdtRow } from '../domains/crdt/repo.js';
 import type { Clock } from '../lib/clock.js';
 import type { EventBus } from '../platform/events.js';
@@ -49,13 +49,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * retries, Hocuspocus's save lock keeps the document in memory, so the edits
  * stay there (and keep syncing) instead of being dropped with the document.
  * A save finds the document held like every content write (see
- * accessRepo.holdDocuments): when the document was deleted or migrated away,
+ * DocumentsRepo.holdDocuments): when the document was deleted or migrated away,
  * nothing is written back under its old ID.
  */
 export function createPersistence(deps: {
   apiKeyId: string;
   repo: CrdtRepo;
-  accessRepo: AccessRepo;
+  documents: Pick<DocumentsRepo, 'holdDocuments'>;
   uow: UnitOfWork;
   events: EventBus;
   clock: Clock;
@@ -91,7 +91,7 @@ export function createPersistence(deps: {
   async function saveInUnitOfWork(key: EditorKey, document: Y.Doc): Promise<CrdtRow | null> {
     const state = track(document);
     if (state.gone) return null;
-    const held = await deps.accessRepo.holdDocuments(deps.apiKeyId, key.organizationId, [key.documentId]);
+    const held = await deps.documents.holdDocuments(deps.apiKeyId, key.organizationId, [key.documentId]);
     if (!held.has(key.documentId)) {
       state.gone = true;
       return null;

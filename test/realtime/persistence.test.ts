@@ -45,7 +45,7 @@ function setUp(failures: number) {
   const persistence = createPersistence({
     apiKeyId: appId,
     repo,
-    accessRepo: server.running.services.accessRepo,
+    documents: server.running.services.accessRepos.documents,
     uow,
     events: server.running.services.events,
     clock: server.running.services.clock,

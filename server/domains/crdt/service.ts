@@ -8,8 +8,8 @@ import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../../platform/events.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { CrdtRepo, CrdtRow } from './repo.js';
 import { checkValue, clearValue, CrdtValueError, readValue, writeValue } from './values/index.js';
 
@@ -81,14 +81,13 @@ const describe = (key: EditorKey) => `editor ${key.editorId} of document ${key.d
  * REST side last read (Get) or wrote it. What editors typed since is not in
  * that diff, so it is kept, whether it was saved already or not.
  */
-export function createCrdtService(deps: { repo: CrdtRepo; accessRepo: AccessRepo; uow: UnitOfWork; hub: RealtimeHub; events: EventBus; clock: Clock }) {
-  const { repo, uow, hub } = deps;
-  const find = createAccessLookups(deps.accessRepo);
+export function createCrdtService(deps: { repo: CrdtRepo; find: Pick<AccessLookups, 'organization' | 'heldDocuments'>; documents: Pick<DocumentsRepo, 'findDocument'>; uow: UnitOfWork; hub: RealtimeHub; events: EventBus; clock: Clock }) {
+  const { repo, find, uow, hub } = deps;
 
   /** Organization and document must exist before a document is loaded for them. */
   async function existing(app: Caller, key: EditorKey) {
     await find.organization(app.apiKeyId, key.organizationId);
-    const document = await deps.accessRepo.findDocument(app.apiKeyId, key.organizationId, key.documentId);
+    const document = await deps.documents.findDocument(app.apiKeyId, key.organizationId, key.documentId);
     if (!document) throw notFound(`document ${key.documentId} does not exist in organization ${key.organizationId}`);
   }
 
