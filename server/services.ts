@@ -9,12 +9,14 @@ import { withReadCache } from './domains/accounts/cached-repo.js';
 import { createReadCache } from './platform/read-cache.js';
 import { createAccountsService } from './domains/accounts/service.js';
 import { createAccessChecks } from './domains/access/checks.js';
+import { createAccessLookups } from './domains/access/lookups.js';
+import { createEnsureHeldDocument } from './domains/access/open-document.js';
 import { accessOwnedData } from './domains/access/owned-data.js';
 import { activitiesOwnedData } from './domains/activities/owned-data.js';
 import { activityProjection } from './domains/activities/projection.js';
 import { createActivitiesRepo } from './domains/activities/repo.js';
 import { createActivitiesService } from './domains/activities/service.js';
-import { createAccessRepo } from './domains/access/repo.js';
+import { createAccessRepos } from './domains/access/repos/index.js';
 import { commentsOwnedData, commentsUserData } from './domains/comments/owned-data.js';
 import { createCommentsRepo } from './domains/comments/repo.js';
 import { createCommentsService } from './domains/comments/service.js';
@@ -135,15 +137,19 @@ export function createServices(deps: CoreDeps) {
     log: logger,
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
-  const accessRepo = createAccessRepo(db);
+  const accessRepos = createAccessRepos(db);
+  const { organizations: organizationsRepo, folders: foldersRepo, documents: documentsRepo, users: usersRepo } = accessRepos;
+  const find = createAccessLookups(accessRepos);
+  const ensureHeldDocument = createEnsureHeldDocument(accessRepos);
   /** What a user may do on a document, and who may read it: for content reads and notification fan-out. */
-  const checks = createAccessChecks({ repo: accessRepo, now: clock.now });
+  const checks = createAccessChecks({ ...accessRepos, now: clock.now });
   const pageTokens = createPageTokens(sealer.deriveKey('page-token'));
   const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, now: clock.now });
-  const organizations = createOrganizationsService({ repo: accessRepo, uow, features, pageTokens, owned });
-  const users = createUsersService({ repo: accessRepo, uow, pageTokens, now: clock.now });
+  const organizations = createOrganizationsService({ organizations: organizationsRepo, folders: foldersRepo, documents: documentsRepo, find, uow, features, pageTokens, owned });
+  const users = createUsersService({ ...accessRepos, find, uow, pageTokens, now: clock.now });
   const permissions = createPermissionsService({
-    repo: accessRepo,
+    ...accessRepos,
+    find,
     uow,
     config: workspaceConfig,
     provider,
@@ -153,12 +159,32 @@ export function createServices(deps: CoreDeps) {
   const commentsRepo = createCommentsRepo(db);
   owned.register(commentsOwnedData(commentsRepo));
   for (const source of commentsUserData(commentsRepo)) owned.addUserDataSource(source);
-  const comments = createCommentsService({ repo: commentsRepo, access: accessRepo, checks, uow, events, clock, ids, pageTokens });
-  const notifications = registerNotifications({ db, uow, clock, ids, events, owned, features, pageTokens, accessRepo, checks });
+  const comments = createCommentsService({
+    repo: commentsRepo,
+    organizations: organizationsRepo,
+    documents: documentsRepo,
+    users: usersRepo,
+    ensureHeldDocument,
+    checks, uow, events, clock, ids, pageTokens });
+  const notifications = registerNotifications({
+    db,
+    uow,
+    clock,
+    ids,
+    events,
+    owned,
+    features,
+    pageTokens,
+    organizations: organizationsRepo,
+    documents: documentsRepo,
+    users: usersRepo,
+    find,
+    checks,
+  });
   // Email notifications: the same audience on the email channel, one durable send job per email (server/domains/email).
-  registerEmail({ db, events, jobs, accessRepo, checks, settings: workspaceConfig, options: config.email });
-  const userData = createUserDataService({ repo: accessRepo, uow, jobs, owned, pageTokens });
-  const migrations = createMigrationsService({ repo: accessRepo, uow, jobs, owned });
+  registerEmail({ db, events, jobs, users: usersRepo, checks, settings: workspaceConfig, options: config.email });
+  const userData = createUserDataService({ find, uow, jobs, owned, pageTokens });
+  const migrations = createMigrationsService({ organizations: organizationsRepo, documents: documentsRepo, find, uow, jobs, owned });
 
   // Activity logs and recordings: their tables in the owned-data registry, recordings in Get All User Data,
   // and the projection that logs every domain event except activity.add (see contract/activities/triggers.ts).
@@ -168,14 +194,14 @@ export function createServices(deps: CoreDeps) {
   owned.register(recordingsOwnedData(recordingsRepo));
   owned.addUserDataSource(recordingsUserData(recordingsRepo));
   events.project(PROJECTED_EVENT_TYPES, 'activities', activityProjection({ repo: activitiesRepo, config: workspaceConfig, ids }));
-  const activities = createActivitiesService({ repo: activitiesRepo, accessRepo, config: workspaceConfig, uow, events, pageTokens, ids, clock });
-  const recordings = createRecordingsService({ repo: recordingsRepo, accessRepo, uow, events, pageTokens, ids, clock });
+  const activities = createActivitiesService({ repo: activitiesRepo, find, config: workspaceConfig, uow, events, pageTokens, ids, clock });
+  const recordings = createRecordingsService({ repo: recordingsRepo, find, uow, events, pageTokens, ids, clock });
 
   // Collaborative documents: one store of editor documents, which the live Hocuspocus documents (served over
   // WebSocket once the HTTP server attaches the hub) and the REST operations both load and save through; the
   // REST operations reach the live documents as the domain's LiveDocuments, which the hub provides.
   const crdtRepo = createCrdtRepo(db);
-  const crdtStore = createCrdtStore({ repo: crdtRepo, accessRepo, uow, events, clock });
+  const crdtStore = createCrdtStore({ repo: crdtRepo, find, documents: documentsRepo, ensureHeldDocument, uow, events, clock });
   const realtime = createRealtimeHub({
     options: {
       redisUrl: config.redisUrl,
@@ -204,12 +230,12 @@ export function createServices(deps: CoreDeps) {
   const liveStateRepo = createLiveStateRepo(db);
   owned.register(liveStateOwnedData(liveStateRepo));
   const liveStateDelivery = createLiveStateDelivery({ hub: realtime, fanout, repo: liveStateRepo, uow, log: logger });
-  const liveState = createLiveStateService({ repo: liveStateRepo, accessRepo, uow, clock, delivery: liveStateDelivery });
+  const liveState = createLiveStateService({ repo: liveStateRepo, find, uow, clock, delivery: liveStateDelivery });
   const presenceRepo = createPresenceRepo(db);
   const presenceAwareness = createPresenceAwareness({ hub: realtime, fanout, repo: presenceRepo, uow, log: logger });
   owned.register(presenceOwnedData(presenceRepo, presenceAwareness));
   const connectedUsers = createConnectedUsers({ hub: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
-  const presence = createPresenceService({ repo: presenceRepo, accessRepo, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
+  const presence = createPresenceService({ repo: presenceRepo, find, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
 
   // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
   // matching endpoint (a projection, so in the event's transaction), delivered by this process's dispatcher.
@@ -323,7 +349,7 @@ export function createServices(deps: CoreDeps) {
     accounts,
     provider,
     workspaceConfig,
-    accessRepo,
+    accessRepos,
     checks,
     pageTokens,
     signingKeys,

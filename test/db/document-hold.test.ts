@@ -21,7 +21,7 @@ it.skipIf(!usingPostgres)('a migration waits for a write that holds the document
   const client = server.client(ws);
   await client.organizations.addDocument({ organizationId: 'hold-org', documentId: 'old' });
   const { db, uow } = server.running.database;
-  const { accessRepo, owned } = server.running.services;
+  const { accessRepos, owned } = server.running.services;
   const apiKeyId = (await db.document.findFirstOrThrow({ where: { organizationId: 'hold-org', id: 'old' } })).apiKeyId;
 
   let release!: () => void;
@@ -29,7 +29,7 @@ it.skipIf(!usingPostgres)('a migration waits for a write that holds the document
   let holding!: () => void;
   const held = new Promise<void>((resolve) => (holding = resolve));
   const write = uow.run(async () => {
-    expect(await accessRepo.holdDocuments(apiKeyId, 'hold-org', ['old'])).toEqual(new Set(['old']));
+    expect(await accessRepos.documents.holdDocuments(apiKeyId, 'hold-org', ['old'])).toEqual(new Set(['old']));
     holding();
     await released;
     // Content of the document, written after the migration started.

@@ -6,7 +6,9 @@ import type { Db } from '../../server/db/client.js';
 import { PrismaClient as SqliteClient } from '../../server/db/generated/sqlite/client.js';
 import { PrismaClient as PostgresClient } from '../../server/db/generated/postgresql/client.js';
 import { applyMigrations } from '../../server/db/migrate.js';
-import { createAccessRepo } from '../../server/domains/access/repo.js';
+import { createDocumentsRepo } from '../../server/domains/access/repos/documents.js';
+import { createGrantsRepo } from '../../server/domains/access/repos/grants.js';
+import { createOrganizationsRepo } from '../../server/domains/access/repos/organizations.js';
 import { createActivitiesRepo } from '../../server/domains/activities/repo.js';
 import { createRecordingsRepo } from '../../server/domains/recordings/repo.js';
 import type { Cursor } from '../../server/lib/page-token.js';
@@ -90,20 +92,20 @@ const cursor: Cursor = { at: Date.UTC(2026, 0, 1), id: 'x' };
 
 describe('a deep keyset page is an ordered index range', () => {
   it('Get Users (members of an organization, folder or document)', async () => {
-    const repo = createAccessRepo(db);
+    const repo = createGrantsRepo(db);
     for (const resource of [{ type: 'organization', id: 'org' }, { type: 'document', id: 'doc' }] as const) {
       expectIndexOrder(await planOfPage('Grant', () => repo.membersOf('app', 'org', resource, { after: cursor, take: 11, nowSeconds: 0 })));
     }
   });
 
   it('Get Documents (all, and those of a folder)', async () => {
-    const repo = createAccessRepo(db);
+    const repo = createDocumentsRepo(db);
     expectIndexOrder(await planOfPage('Document', () => repo.listDocuments('app', 'org', { after: cursor, take: 11 })));
     expectIndexOrder(await planOfPage('Document', () => repo.listDocuments('app', 'org', { folderId: 'f', after: cursor, take: 11 })));
   });
 
   it('Get Organizations', async () => {
-    expectIndexOrder(await planOfPage('Organization', () => createAccessRepo(db).listOrganizations('app', { after: cursor, take: 11 })));
+    expectIndexOrder(await planOfPage('Organization', () => createOrganizationsRepo(db).listOrganizations('app', { after: cursor, take: 11 })));
   });
 
   it('Get Activity Logs, both orders', async () => {

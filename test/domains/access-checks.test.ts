@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../sdk/index.js';
 import { contextVisible, createAccessChecks, type AccessChecks, type DocumentAccess } from '../../server/domains/access/checks.js';
-import { createAccessRepo, type AccessRepo } from '../../server/domains/access/repo.js';
+import { createAccessRepos, type AccessRepos } from '../../server/domains/access/repos/index.js';
 import { applicationAudience } from '../../server/domains/permissions/signing-keys.js';
 import { startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
@@ -14,7 +14,7 @@ let server: TestServer;
 let client: Client;
 let credentials: WorkspaceCredentials;
 let apiKeyId: string;
-let repo: AccessRepo;
+let repos: AccessRepos;
 let checks: AccessChecks;
 // The server and the checks read the same clock, so a test can let temporary grants lapse.
 let fakeMs = Date.now();
@@ -31,8 +31,8 @@ beforeAll(async () => {
   credentials = await server.workspace();
   client = server.client(credentials);
   apiKeyId = await applicationId(credentials);
-  repo = createAccessRepo(server.running.database.db);
-  checks = createAccessChecks({ repo, now });
+  repos = createAccessRepos(server.running.database.db);
+  checks = createAccessChecks({ ...repos, now });
 
   const o = client.organizations;
   // acme: folders eng (org-private) ⊃ eng-sub (inherits) and eng-own (does not inherit, restricted);
@@ -136,17 +136,25 @@ describe('readersAmong', () => {
 
   it('reads with a fixed number of queries whatever the number of users (batches, not one per user)', async () => {
     const calls: string[] = [];
-    const counting = new Proxy(repo, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return (value as (...a: unknown[]) => unknown)(...args);
-        };
-      },
+    const counting = <T extends object>(repo: T): T =>
+      new Proxy(repo, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.push(String(property));
+            return (value as (...a: unknown[]) => unknown)(...args);
+          };
+        },
+      });
+    const counted = createAccessChecks({
+      organizations: counting(repos.organizations),
+      folders: counting(repos.folders),
+      documents: counting(repos.documents),
+      grants: counting(repos.grants),
+      groups: counting(repos.groups),
+      now,
     });
-    const counted = createAccessChecks({ repo: counting, now });
     await counted.readersAmong(apiKeyId, ORG, 'deep', ['olga']);
     const forOne = calls.length;
     calls.length = 0;

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { documentNameOf } from '../../contract/crdt/document-name.js';
 import { createCrdtRepo } from '../../server/domains/crdt/repo.js';
+import { createAccessLookups } from '../../server/domains/access/lookups.js';
+import { createEnsureHeldDocument } from '../../server/domains/access/open-document.js';
 import { createCrdtStore } from '../../server/domains/crdt/store.js';
 import { createPersistence } from '../../server/realtime/persistence.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -47,7 +49,9 @@ function setUp(failures: number) {
     apiKeyId: appId,
     store: createCrdtStore({
       repo,
-      accessRepo: server.running.services.accessRepo,
+      find: createAccessLookups(server.running.services.accessRepos),
+      documents: server.running.services.accessRepos.documents,
+      ensureHeldDocument: createEnsureHeldDocument(server.running.services.accessRepos),
       uow,
       events: server.running.services.events,
       clock: server.running.services.clock,

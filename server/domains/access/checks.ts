@@ -1,6 +1,10 @@
-import { documentNode, folderNodes } from '../organizations/shapes.js';
-import type { AccessRepo, GrantRow } from './repo.js';
+import type { DocumentsRepo } from './repos/documents.js';
+import type { FoldersRepo } from './repos/folders.js';
+import type { GrantRow, GrantsRepo } from './repos/grants.js';
+import type { GroupsRepo } from './repos/groups.js';
+import type { OrganizationsRepo } from './repos/organizations.js';
 import { createResolver, fieldList, type DocumentNode, type FolderNode } from './resolve.js';
+import { ancestry, documentNode, folderNodes } from './tree.js';
 
 /**
  * "What may this user do on this document" and "who may read it", for the
@@ -49,29 +53,21 @@ interface LoadedDocument {
   folderIds: string[];
 }
 
-function ancestry(folders: Map<string, FolderNode>, folderId: string | null): string[] {
-  const chain: string[] = [];
-  const seen = new Set<string>();
-  let id = folderId;
-  while (id !== null && !seen.has(id)) {
-    const folder = folders.get(id);
-    if (!folder) break;
-    seen.add(id);
-    chain.push(id);
-    id = folder.parentId;
-  }
-  return chain;
-}
-
-export function createAccessChecks(deps: { repo: AccessRepo; now: () => Date }): AccessChecks {
-  const { repo } = deps;
+export function createAccessChecks(deps: {
+  organizations: Pick<OrganizationsRepo, 'findOrganization'>;
+  folders: Pick<FoldersRepo, 'listFolders'>;
+  documents: Pick<DocumentsRepo, 'findDocument'>;
+  grants: Pick<GrantsRepo, 'liveGrantsOnDocument'>;
+  groups: Pick<GroupsRepo, 'groupsOfUsers' | 'membersOfGroups'>;
+  now: () => Date;
+}): AccessChecks {
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
   async function loadDocument(apiKeyId: string, organizationId: string, documentId: string): Promise<LoadedDocument | null> {
     const [organization, documentRow, folderRows] = await Promise.all([
-      repo.findOrganization(apiKeyId, organizationId),
-      repo.findDocument(apiKeyId, organizationId, documentId),
-      repo.listFolders(apiKeyId, organizationId),
+      deps.organizations.findOrganization(apiKeyId, organizationId),
+      deps.documents.findDocument(apiKeyId, organizationId, documentId),
+      deps.folders.listFolders(apiKeyId, organizationId),
     ]);
     if (!organization || !documentRow) return null;
     const folders = folderNodes(folderRows);
@@ -109,9 +105,9 @@ export function createAccessChecks(deps: { repo: AccessRepo; now: () => Date }):
     const readers = new Map<string, DocumentAccess>();
     for (let i = 0; i < unique.length; i += USER_BATCH) {
       const batch = unique.slice(i, i + USER_BATCH);
-      const memberships = await repo.groupsOfUsers(apiKeyId, organizationId, batch);
+      const memberships = await deps.groups.groupsOfUsers(apiKeyId, organizationId, batch);
       const groupIds = [...new Set(memberships.map((m) => m.groupId))];
-      const grants = await repo.liveGrantsOnDocument(
+      const grants = await deps.grants.liveGrantsOnDocument(
         apiKeyId,
         organizationId,
         { folderIds: loaded.folderIds, documentId },
@@ -140,9 +136,9 @@ export function createAccessChecks(deps: { repo: AccessRepo; now: () => Date }):
       // its folders, the document), directly or through a group. Whoever can read it otherwise can
       // only do so because it is public, and "anyone" is not a list of users: a public document's
       // readers are the organization's members and those granted on it.
-      const grants = await repo.liveGrantsOnDocument(apiKeyId, organizationId, { folderIds: loaded.folderIds, documentId }, undefined, nowSeconds());
+      const grants = await deps.grants.liveGrantsOnDocument(apiKeyId, organizationId, { folderIds: loaded.folderIds, documentId }, undefined, nowSeconds());
       const groupIds = [...new Set(grants.filter((g) => g.principalType === 'group').map((g) => g.principalId))];
-      const memberships = groupIds.length > 0 ? await repo.membersOfGroups(apiKeyId, organizationId, groupIds) : [];
+      const memberships = groupIds.length > 0 ? await deps.groups.membersOfGroups(apiKeyId, organizationId, groupIds) : [];
       const candidates = new Set<string>([
         ...grants.filter((g) => g.principalType === 'user').map((g) => g.principalId),
         ...memberships.map((m) => m.userId),

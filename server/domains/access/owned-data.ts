@@ -20,7 +20,7 @@ export function accessOwnedData(db: Db): OwnedData {
       await db.document.deleteMany({ where: { apiKeyId, organizationId, id: { in: [...documentIds] } } });
     },
     async deleteOrganization({ apiKeyId, organizationId }) {
-      // The organization's own rows (folders, groups, the organization) are the access repo's; see deleteOrganization there.
+      // The organization's own rows (folders, groups, the organization) are its repo's; see deleteOrganization in repos/organizations.ts.
       await db.grant.deleteMany({ where: { apiKeyId, organizationId } });
       await db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId } });
       await db.document.deleteMany({ where: { apiKeyId, organizationId } });

@@ -1,5 +1,5 @@
 import type { TAccessRole, TAccessType } from '../../../contract/access/schemas.js';
-import type { GrantRow, ResourceType } from './repo.js';
+import type { GrantRow, ResourceType } from './repos/grants.js';
 
 /**
  * The access rules of the specification, as a pure function of one

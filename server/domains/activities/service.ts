@@ -9,8 +9,7 @@ import { deletionOutcomes } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import type { ActivitiesRepo, ActivityFilter, ActivityRow } from './repo.js';
 import { toActivity, userJson, type Caller } from './shapes.js';
@@ -30,7 +29,7 @@ const sortedSet = (values: readonly string[] | undefined) => (values === undefin
 
 export function createActivitiesService(deps: {
   repo: ActivitiesRepo;
-  accessRepo: AccessRepo;
+  find: Pick<AccessLookups, 'heldDocuments' | 'organization'>;
   config: Pick<WorkspaceConfigService, 'activityConfig'>;
   uow: UnitOfWork;
   events: EventBus;
@@ -38,22 +37,13 @@ export function createActivitiesService(deps: {
   ids: Ids;
   clock: Clock;
 }) {
-  const { repo, uow, events, pageTokens } = deps;
-  const find = createAccessLookups(deps.accessRepo);
+  const { repo, find, uow, events, pageTokens } = deps;
 
   /** The issue: Add, Update and Delete Activities are refused while the log is immutable; the service's own logging goes on. */
   async function assertMutable(apiKeyId: string): Promise<void> {
     if ((await deps.config.activityConfig(apiKeyId)).immutable === true) {
       throw failedPrecondition('the activity log is immutable for this application (activity config `immutable: true`): records cannot be added, changed or deleted through the API');
     }
-  }
-
-  async function assertDocuments(apiKeyId: string, organizationId: string, documentIds: string[]): Promise<void> {
-    if (documentIds.length === 0) return;
-    // Held until the write commits (see holdDocuments), so a migration or deletion cannot miss these records.
-    const found = await deps.accessRepo.holdDocuments(apiKeyId, organizationId, documentIds);
-    const missing = documentIds.find((id) => !found.has(id));
-    if (missing !== undefined) throw notFound(`document ${missing} does not exist in organization ${organizationId}`);
   }
 
   return {
@@ -85,7 +75,7 @@ export function createActivitiesService(deps: {
       return uow.run(async () => {
         await assertMutable(app.apiKeyId);
         await find.organization(app.apiKeyId, input.organizationId);
-        await assertDocuments(app.apiKeyId, input.organizationId, [...new Set(input.activities.flatMap((a) => (a.documentId !== undefined ? [a.documentId] : [])))]);
+        await find.heldDocuments(app.apiKeyId, input.organizationId, [...new Set(input.activities.flatMap((a) => (a.documentId !== undefined ? [a.documentId] : [])))]);
         const timestamp = BigInt(deps.clock.nowMs());
         const rows: ActivityRow[] = input.activities.map((activity) => ({
           apiKeyId: app.apiKeyId,

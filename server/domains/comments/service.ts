@@ -21,7 +21,10 @@ import type { Ids } from '../../lib/ids.js';
 import type { Cursor, PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
 import { contextVisible, type AccessChecks } from '../access/checks.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { EnsureHeldDocument } from '../access/open-document.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
+import type { UsersRepo } from '../access/repos/users.js';
 import type { CommentRow, CommentsRepo, FullThread, MentionRow, ThreadKey, ThreadRow } from './repo.js';
 import { contextFrom, toAnnotation, toComment, toReaction, userRefFrom } from './shapes.js';
 
@@ -34,7 +37,10 @@ export interface App {
 
 export interface CommentsDeps {
   repo: CommentsRepo;
-  access: Pick<AccessRepo, 'ensureOrganization' | 'ensureDocument' | 'holdDocuments' | 'findOrganization' | 'findDocument' | 'findUsers'>;
+  organizations: Pick<OrganizationsRepo, 'findOrganization'>;
+  documents: Pick<DocumentsRepo, 'findDocument'>;
+  users: Pick<UsersRepo, 'findUsers'>;
+  ensureHeldDocument: EnsureHeldDocument;
   checks: Pick<AccessChecks, 'onDocument'>;
   uow: UnitOfWork;
   events: EventBus;
@@ -56,7 +62,7 @@ const json = (value: unknown) => JSON.stringify(value);
  * its events (contract/events.ts) in the same transaction.
  */
 export function createCommentsService(deps: CommentsDeps) {
-  const { repo, access, checks, uow, events, clock, ids, pageTokens } = deps;
+  const { repo, organizations, documents, users, ensureHeldDocument, checks, uow, events, clock, ids, pageTokens } = deps;
 
   /**
    * User references as given, with `name` and `email` filled from the user
@@ -64,7 +70,7 @@ export function createCommentsService(deps: CommentsDeps) {
    */
   async function userResolver(apiKeyId: string, refs: (TUserRef | null | undefined)[]): Promise<(ref: TUserRef) => TUserRef> {
     const lacking = [...new Set(refs.filter((r): r is TUserRef => !!r && (r.name === undefined || r.email === undefined)).map((r) => r.userId))];
-    const records = new Map((lacking.length > 0 ? await access.findUsers(apiKeyId, lacking) : []).map((u) => [u.id, u]));
+    const records = new Map((lacking.length > 0 ? await users.findUsers(apiKeyId, lacking) : []).map((u) => [u.id, u]));
     return (ref) => {
       const record = records.get(ref.userId);
       const name = ref.name ?? (record?.name || undefined);
@@ -149,7 +155,7 @@ export function createCommentsService(deps: CommentsDeps) {
   }
 
   async function organizationOrThrow(apiKeyId: string, organizationId: string) {
-    if (!(await access.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
+    if (!(await organizations.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
   }
 
   /** The access fields of `userId` on each of these documents it can read (absent: it cannot). */
@@ -167,10 +173,7 @@ export function createCommentsService(deps: CommentsDeps) {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         // As Add Permissions: a client app creates a document by opening it.
-        await access.ensureOrganization(app.apiKeyId, input.organizationId);
-        // Held first (see holdDocuments): a document migrated or deleted meanwhile is created anew, as a missing one is.
-        const held = await access.holdDocuments(app.apiKeyId, input.organizationId, [input.documentId]);
-        if (!held.has(input.documentId)) await access.ensureDocument(app.apiKeyId, input.organizationId, input.documentId);
+        await ensureHeldDocument(app.apiKeyId, input.organizationId, input.documentId);
         const given = input.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
         const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
         if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
@@ -231,7 +234,7 @@ export function createCommentsService(deps: CommentsDeps) {
 
     async getCommentAnnotations(app: App, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {
       await organizationOrThrow(app.apiKeyId, input.organizationId);
-      if (input.documentId !== undefined && !(await access.findDocument(app.apiKeyId, input.organizationId, input.documentId))) {
+      if (input.documentId !== undefined && !(await documents.findDocument(app.apiKeyId, input.organizationId, input.documentId))) {
         throw notFound(`document ${input.documentId} does not exist in organization ${input.organizationId}`);
       }
       let documentIds = [...new Set(input.documentIds ?? [input.documentId!])];

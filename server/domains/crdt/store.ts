@@ -3,11 +3,11 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import type { TCrdtType } from '../../../contract/crdt/crdt-data.js';
 import type { EditorKey } from '../../../contract/crdt/document-name.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../../platform/events.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { EnsureHeldDocument } from '../access/open-document.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { CrdtRepo, CrdtRow } from './repo.js';
 
 /** A change the REST operations store: the state they computed, and what they keep beside it. */
@@ -22,7 +22,7 @@ export interface RestChange {
 /**
  * The stored editor documents, for everything that reads or writes them: the
  * REST operations and the live documents (the Hocuspocus extension and the
- * hub). The only CRDT code that uses the access repo, and the only one on
+ * hub). The only CRDT code that uses the access core, and the only one on
  * the CRDT repo besides owned-data.ts (migration, deletion, erasure).
  *
  * Every write that changes content publishes `crdt.update_data` in the same
@@ -30,9 +30,16 @@ export interface RestChange {
  * (the live side marks a version saved once it commits), except where a
  * method says it runs its own.
  */
-export function createCrdtStore(deps: { repo: CrdtRepo; accessRepo: AccessRepo; uow: UnitOfWork; events: EventBus; clock: Clock }) {
-  const { repo, accessRepo } = deps;
-  const find = createAccessLookups(accessRepo);
+export function createCrdtStore(deps: {
+  repo: CrdtRepo;
+  find: Pick<AccessLookups, 'organization' | 'document' | 'heldDocuments'>;
+  documents: Pick<DocumentsRepo, 'holdDocuments'>;
+  ensureHeldDocument: EnsureHeldDocument;
+  uow: UnitOfWork;
+  events: EventBus;
+  clock: Clock;
+}) {
+  const { repo, find, documents } = deps;
 
   /** Stores a state and publishes its `crdt.update_data`; `editor` is the user the change is attributed to (none for REST writes). */
   async function write(apiKeyId: string, key: EditorKey, change: RestChange, editor: TUserRef | null, at = deps.clock.nowMs()): Promise<CrdtRow> {
@@ -65,8 +72,7 @@ export function createCrdtStore(deps: { repo: CrdtRepo; accessRepo: AccessRepo; 
     /** Organization and document must exist before a document is loaded for them (NOT_FOUND otherwise). */
     async requireDocument(apiKeyId: string, key: EditorKey): Promise<void> {
       await find.organization(apiKeyId, key.organizationId);
-      const document = await accessRepo.findDocument(apiKeyId, key.organizationId, key.documentId);
-      if (!document) throw notFound(`document ${key.documentId} does not exist in organization ${key.organizationId}`);
+      await find.document(apiKeyId, key.organizationId, key.documentId);
     },
 
     /** The editor's row, locked, after holding its document (NOT_FOUND when it is gone); with `create`, made when missing. */
@@ -90,12 +96,12 @@ export function createCrdtStore(deps: { repo: CrdtRepo; accessRepo: AccessRepo; 
     /**
      * Saves a live document: `update` (its whole state) merged into the stored
      * state, with its `crdt.update_data` attributed to `editor`. The document
-     * is held like every content write (see accessRepo.holdDocuments): when it
+     * is held like every content write (see documents.holdDocuments): when it
      * was deleted or migrated away, nothing is written back under its old ID
      * and the result is null.
      */
     async saveMerged(apiKeyId: string, key: EditorKey, update: Uint8Array, editor: TUserRef | null): Promise<CrdtRow | null> {
-      const held = await accessRepo.holdDocuments(apiKeyId, key.organizationId, [key.documentId]);
+      const held = await documents.holdDocuments(apiKeyId, key.organizationId, [key.documentId]);
       if (!held.has(key.documentId)) return null;
       // The stored state is locked and merged, not overwritten: REST writes store their change before the
       // live document receives it, and other processes (REDIS_URL) save edits this one may not have yet.
@@ -112,7 +118,7 @@ export function createCrdtStore(deps: { repo: CrdtRepo; accessRepo: AccessRepo; 
      */
     async mergeIntoMoved(apiKeyId: string, target: EditorKey, unsaved: Uint8Array): Promise<void> {
       await deps.uow.run(async () => {
-        const held = await accessRepo.holdDocuments(apiKeyId, target.organizationId, [target.documentId]);
+        const held = await documents.holdDocuments(apiKeyId, target.organizationId, [target.documentId]);
         if (!held.has(target.documentId)) return;
         const stored = await repo.lockedRow(apiKeyId, target, { at: BigInt(deps.clock.nowMs()) });
         await repo.save(apiKeyId, target, {
@@ -129,12 +135,7 @@ export function createCrdtStore(deps: { repo: CrdtRepo; accessRepo: AccessRepo; 
      * them by opening them (as with comments), so that its edits can be saved.
      */
     async openForProviderConnection(apiKeyId: string, key: EditorKey): Promise<void> {
-      // Ensure the organization and the document exist, holding the document row (one step; keep it whole).
-      await deps.uow.run(async () => {
-        await deps.accessRepo.ensureOrganization(apiKeyId, key.organizationId);
-        const held = await deps.accessRepo.holdDocuments(apiKeyId, key.organizationId, [key.documentId]);
-        if (!held.has(key.documentId)) await deps.accessRepo.ensureDocument(apiKeyId, key.organizationId, key.documentId);
-      });
+      await deps.uow.run(() => deps.ensureHeldDocument(apiKeyId, key.organizationId, key.documentId));
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events.js';
 import type { Jobs } from '../../platform/jobs.js';
 import type { AccessChecks } from '../access/checks.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { UsersRepo } from '../access/repos/users.js';
 import { createAudience } from '../notifications/audience.js';
 import { createNotificationsRepo } from '../notifications/repo.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
@@ -22,12 +22,12 @@ export function registerEmail(deps: {
   db: Db;
   events: EventBus;
   jobs: Jobs;
-  accessRepo: AccessRepo;
+  users: Pick<UsersRepo, 'findUsers'>;
   checks: AccessChecks;
   settings: Pick<WorkspaceConfigService, 'emailTriggers' | 'emailSender'>;
   options: EmailConfig;
 }) {
-  const audience = createAudience({ repo: createNotificationsRepo(deps.db), accessRepo: deps.accessRepo, checks: deps.checks });
+  const audience = createAudience({ repo: createNotificationsRepo(deps.db), users: deps.users, checks: deps.checks });
   const smtp = createSmtpSender({ url: deps.options.smtpUrl, defaultFrom: deps.options.from });
   const provider = createProviderSender({ baseUrl: deps.options.providerBaseUrl });
   const sendEmail = defineSendEmail({ db: deps.db, jobs: deps.jobs, settings: deps.settings, audience, smtp, provider });

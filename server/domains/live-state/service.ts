@@ -4,8 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
 import { toEntry, type LiveStateDelivery } from './delivery.js';
 import type { LiveStateRepo } from './repo.js';
 
@@ -20,9 +19,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * once that has committed, delivers it to every connected client: a client
  * never receives a value that a failed write left out of the store.
  */
-export function createLiveStateService(deps: { repo: LiveStateRepo; accessRepo: AccessRepo; uow: UnitOfWork; clock: Clock; delivery: LiveStateDelivery }) {
+export function createLiveStateService(deps: { repo: LiveStateRepo; find: Pick<AccessLookups, 'document' | 'heldDocuments' | 'organization'>; uow: UnitOfWork; clock: Clock; delivery: LiveStateDelivery }) {
   const { repo, uow } = deps;
-  const find = createAccessLookups(deps.accessRepo);
+  const { find } = deps;
   const refOf = (app: Caller, input: { organizationId: string; documentId: string }): DocumentKey => ({
     apiKeyId: app.apiKeyId,
     organizationId: input.organizationId,

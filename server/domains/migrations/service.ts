@@ -5,8 +5,9 @@ import { alreadyExists, notFound } from '../../lib/app-error.js';
 import { publicJobStatus, refuseJob } from '../../platform/job-status.js';
 import type { Jobs } from '../../platform/jobs.js';
 import type { OwnedDataRegistry } from '../../platform/owned-data.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
 
 const ZMigration = z.object({ apiKeyId: z.string(), organizationId: z.string(), documentId: z.string(), newDocumentId: z.string() });
 
@@ -16,9 +17,15 @@ const ZMigration = z.object({ apiKeyId: z.string(), organizationId: z.string(), 
  * document, a new ID that is taken); the job looks again inside its own unit
  * of work, because another request may have taken the new ID meanwhile.
  */
-export function createMigrationsService(deps: { repo: AccessRepo; uow: UnitOfWork; jobs: Jobs; owned: OwnedDataRegistry }) {
-  const { repo, uow, jobs, owned } = deps;
-  const find = createAccessLookups(repo);
+export function createMigrationsService(deps: {
+  organizations: Pick<OrganizationsRepo, 'lockOrganization'>;
+  documents: Pick<DocumentsRepo, 'findDocument'>;
+  find: Pick<AccessLookups, 'document' | 'organization'>;
+  uow: UnitOfWork;
+  jobs: Jobs;
+  owned: OwnedDataRegistry;
+}) {
+  const { organizations, documents, find, uow, jobs, owned } = deps;
 
   const migration = jobs.define({
     kind: 'documents.migrate',
@@ -30,9 +37,9 @@ export function createMigrationsService(deps: { repo: AccessRepo; uow: UnitOfWor
         // Everything moves in one unit of work: a crash leaves either nothing moved or all of it.
         return await uow.run(async () => {
           // Structural changes of the organization (folder and organization deletion) take turns with the move.
-          await repo.lockOrganization(apiKeyId, organizationId);
-          const source = await repo.findDocument(apiKeyId, organizationId, documentId);
-          const target = await repo.findDocument(apiKeyId, organizationId, newDocumentId);
+          await organizations.lockOrganization(apiKeyId, organizationId);
+          const source = await documents.findDocument(apiKeyId, organizationId, documentId);
+          const target = await documents.findDocument(apiKeyId, organizationId, newDocumentId);
           if (source === null) {
             // The move is one transaction, so on a later attempt a source gone with the target
             // present is the mark of an earlier attempt that committed before its worker could record it.
@@ -56,7 +63,7 @@ export function createMigrationsService(deps: { repo: AccessRepo; uow: UnitOfWor
       return uow.run(async () => {
         await find.organization(app.apiKeyId, input.organizationId);
         await find.document(app.apiKeyId, input.organizationId, input.documentId);
-        if ((await repo.findDocument(app.apiKeyId, input.organizationId, input.newDocumentId)) !== null) {
+        if ((await documents.findDocument(app.apiKeyId, input.organizationId, input.newDocumentId)) !== null) {
           throw alreadyExists(`document ${input.newDocumentId} already exists in organization ${input.organizationId}: migrate onto a new ID`);
         }
         const migrationId = await jobs.enqueue(migration, { apiKeyId: app.apiKeyId, ...input }, { apiKeyId: app.apiKeyId });

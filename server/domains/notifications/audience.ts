@@ -2,7 +2,7 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotificationConfig } from '../../../contract/notifications/schemas.js';
 import type { AccessChecks } from '../access/checks.js';
 import { contextVisible } from '../access/checks.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { UsersRepo } from '../access/repos/users.js';
 import { ANONYMOUS_USER } from '../../platform/owned-data.js';
 import type { Channel, ConfigRow, NewRecipient, NotificationsRepo } from './repo.js';
 import { effectiveConfig, SERVICE_DEFAULT_CONFIG, userKeyOf, userRefOf } from './shapes.js';
@@ -23,8 +23,8 @@ export interface Where {
  * mentioning 20 users costs the same handful of statements as one mentioning
  * a single user.
  */
-export function createAudience(deps: { repo: NotificationsRepo; accessRepo: Pick<AccessRepo, 'findUsers'>; checks: Pick<AccessChecks, 'readersAmong' | 'readersOf'> }) {
-  const { repo, accessRepo, checks } = deps;
+export function createAudience(deps: { repo: NotificationsRepo; users: Pick<UsersRepo, 'findUsers'>; checks: Pick<AccessChecks, 'readersAmong' | 'readersOf'> }) {
+  const { repo, users: userRepo, checks } = deps;
 
   const byUser = (rows: ConfigRow[]) => new Map(rows.map((row) => [row.userId, row]));
 
@@ -89,7 +89,7 @@ export function createAudience(deps: { repo: NotificationsRepo; accessRepo: Pick
   async function usersOf(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, { name: string; email: string }>> {
     const users = new Map<string, { name: string; email: string }>();
     for (let i = 0; i < userIds.length; i += USER_BATCH) {
-      for (const row of await accessRepo.findUsers(apiKeyId, userIds.slice(i, i + USER_BATCH))) users.set(row.id, row);
+      for (const row of await userRepo.findUsers(apiKeyId, userIds.slice(i, i + USER_BATCH))) users.set(row.id, row);
     }
     return users;
   }

@@ -7,7 +7,10 @@ import type { EventBus } from '../../platform/events.js';
 import type { OwnedDataRegistry } from '../../platform/owned-data.js';
 import type { FeatureGate } from '../accounts/features.js';
 import type { AccessChecks } from '../access/checks.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
+import type { UsersRepo } from '../access/repos/users.js';
 import { createAudience } from './audience.js';
 import { notificationsOwnedData, notificationsUserData } from './owned-data.js';
 import { registerNotificationProjection } from './projection.js';
@@ -28,13 +31,27 @@ export function registerNotifications(deps: {
   owned: OwnedDataRegistry;
   features: FeatureGate;
   pageTokens: PageTokens;
-  accessRepo: AccessRepo;
+  organizations: Pick<OrganizationsRepo, 'findOrganization'>;
+  documents: Pick<DocumentsRepo, 'findDocuments' | 'holdDocuments'>;
+  users: Pick<UsersRepo, 'findUsers'>;
+  find: Pick<AccessLookups, 'document' | 'heldDocuments' | 'organization'>;
   checks: AccessChecks;
 }) {
   const repo = createNotificationsRepo(deps.db);
-  const audience = createAudience({ repo, accessRepo: deps.accessRepo, checks: deps.checks });
+  const audience = createAudience({ repo, users: deps.users, checks: deps.checks });
   deps.owned.register(notificationsOwnedData(deps.db));
   deps.owned.addUserDataSource(notificationsUserData({ repo, usersOf: audience.usersOf }));
   registerNotificationProjection({ events: deps.events, repo, audience, ids: deps.ids });
-  return createNotificationsService({ repo, accessRepo: deps.accessRepo, audience, uow: deps.uow, features: deps.features, pageTokens: deps.pageTokens, clock: deps.clock, ids: deps.ids });
+  return createNotificationsService({
+    repo,
+    organizations: deps.organizations,
+    documents: deps.documents,
+    find: deps.find,
+    audience,
+    uow: deps.uow,
+    features: deps.features,
+    pageTokens: deps.pageTokens,
+    clock: deps.clock,
+    ids: deps.ids,
+  });
 }

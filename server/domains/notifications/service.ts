@@ -9,8 +9,9 @@ import { idMap } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { Audience } from './audience.js';
 import type { NotificationRow, NotificationsRepo, RecipientRow, SortOrder } from './repo.js';
 import { effectiveConfig, recipientsByNotification, templateVariables, toNotification, userRefOf } from './shapes.js';
@@ -26,7 +27,9 @@ const byRecipientTimestamp = (row: RecipientRow) => ({ at: Number(row.timestamp)
 
 export function createNotificationsService(deps: {
   repo: NotificationsRepo;
-  accessRepo: AccessRepo;
+  organizations: Pick<OrganizationsRepo, 'findOrganization'>;
+  documents: Pick<DocumentsRepo, 'findDocuments' | 'holdDocuments'>;
+  find: Pick<AccessLookups, 'document' | 'heldDocuments' | 'organization'>;
   audience: Audience;
   uow: UnitOfWork;
   features: FeatureGate;
@@ -34,8 +37,7 @@ export function createNotificationsService(deps: {
   clock: Clock;
   ids: Ids;
 }) {
-  const { repo, accessRepo, audience, uow, features, pageTokens, clock, ids } = deps;
-  const find = createAccessLookups(accessRepo);
+  const { repo, organizations, documents, find, audience, uow, features, pageTokens, clock, ids } = deps;
 
   /** Notification rows in the response shape, with every recipient's row for the maps and read state. */
   async function records(app: App, rows: NotificationRow[], recipientUser?: TUserRef): Promise<TNotification[]> {
@@ -49,7 +51,7 @@ export function createNotificationsService(deps: {
 
   /** Missing documents of the organization among these IDs. */
   async function missingDocuments(app: App, organizationId: string, documentIds: readonly string[]): Promise<string[]> {
-    const found = new Set((await accessRepo.findDocuments(app.apiKeyId, organizationId, [...documentIds])).map((d) => d.id));
+    const found = new Set((await documents.findDocuments(app.apiKeyId, organizationId, [...documentIds])).map((d) => d.id));
     return documentIds.filter((id) => !found.has(id));
   }
 
@@ -130,11 +132,11 @@ export function createNotificationsService(deps: {
         // The specification reports per-user outcomes inside a successful response,
         // so a missing organization or document fails every user, not the request.
         let failure: { message: string; documentId?: string } | undefined;
-        if (!(await accessRepo.findOrganization(app.apiKeyId, organizationId))) {
+        if (!(await organizations.findOrganization(app.apiKeyId, organizationId))) {
           failure = { message: `organization ${organizationId} does not exist` };
         } else if (documentIds) {
           // Held until the configs are written (see holdDocuments), so a migration takes them along.
-          const held = await accessRepo.holdDocuments(app.apiKeyId, organizationId, documentIds);
+          const held = await documents.holdDocuments(app.apiKeyId, organizationId, documentIds);
           const missing = documentIds.filter((id) => !held.has(id));
           if (missing.length > 0) failure = { message: `document ${missing[0]} does not exist in organization ${organizationId}`, documentId: missing[0] };
         }

@@ -3,36 +3,42 @@ import { createdOnce } from '../../db/errors.js';
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { App } from '../access/app.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { FoldersRepo } from '../access/repos/folders.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { OwnedDataRegistry } from '../../platform/owned-data.js';
-import { folderNodes, folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
+import { folderNodes } from '../access/tree.js';
+import { folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 
 const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
 
-/** The calling application: its ID scopes every query, its key is echoed in folder records. */
-export interface App {
-  apiKeyId: string;
-  apiKey: string;
-}
+export function createOrganizationsService(deps: {
+  organizations: Pick<OrganizationsRepo, 'createOrganization' | 'ensureOrganization' | 'listOrganizations' | 'updateOrganization' | 'deleteOrganization' | 'lockOrganization'>;
+  folders: Pick<FoldersRepo, 'listFolders' | 'createFolder' | 'updateFolder' | 'deleteFolders'>;
+  documents: Pick<DocumentsRepo, 'listDocuments' | 'createDocument' | 'updateDocument'>;
+  find: Pick<AccessLookups, 'organization' | 'folder' | 'document'>;
+  uow: UnitOfWork;
+  features: FeatureGate;
+  pageTokens: PageTokens;
+  owned: OwnedDataRegistry;
+}) {
+  const { organizations, folders, documents, find, uow, features, pageTokens, owned } = deps;
 
-export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOfWork; features: FeatureGate; pageTokens: PageTokens; owned: OwnedDataRegistry }) {
-  const { repo, uow, features, pageTokens, owned } = deps;
-
-  const find = createAccessLookups(repo);
   const organizationOrThrow = (app: App, organizationId: string) => find.organization(app.apiKeyId, organizationId);
   const folderOrThrow = (app: App, organizationId: string, folderId: string) => find.folder(app.apiKeyId, organizationId, folderId);
   const documentOrThrow = (app: App, organizationId: string, documentId: string) => find.document(app.apiKeyId, organizationId, documentId);
 
   async function folderRecord(app: App, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
-    const tree = folderTree(await repo.listFolders(app.apiKeyId, organizationId), app.apiKey);
+    const tree = folderTree(await folders.listFolders(app.apiKeyId, organizationId), app.apiKey);
     // The listing already holds the folder; the lookup only runs to raise NOT_FOUND.
     return tree.record(tree.byId.get(folderId) ?? (await folderOrThrow(app, organizationId, folderId)), depth);
   }
 
   async function documentRecord(app: App, row: Parameters<typeof toDocument>[0]): Promise<TDocument> {
-    return toDocument(row, row.folderId === null ? new Map() : folderNodes(await repo.listFolders(app.apiKeyId, row.organizationId)));
+    return toDocument(row, row.folderId === null ? new Map() : folderNodes(await folders.listFolders(app.apiKeyId, row.organizationId)));
   }
 
   /** `root` (or nothing) is the top of the organization; anything else must be a folder of it. */
@@ -44,9 +50,9 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
 
   /** Deletes a folder and every folder below it, with their documents and grants; inside a unit of work. */
   async function deleteFolderTree(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
-    await repo.lockOrganization(app.apiKeyId, input.organizationId);
+    await organizations.lockOrganization(app.apiKeyId, input.organizationId);
     await folderOrThrow(app, input.organizationId, input.folderId);
-    const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
+    const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
     // The folder and every folder below it.
     const doomed = new Set([input.folderId]);
     for (let grew = true; grew; ) {
@@ -58,7 +64,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
         }
       }
     }
-    const documentIds = await repo.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
+    const documentIds = await folders.deleteFolders(app.apiKeyId, input.organizationId, [...doomed]);
     await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds });
   }
 
@@ -66,7 +72,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     // ── organizations ──
     async addOrganization(app: App, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
       const row = await createdOnce(`organization ${input.organizationId}`, () =>
-        repo.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
+        organizations.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
       );
       return toOrganization(row);
     },
@@ -76,7 +82,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       const page = await pageTokens.page(
         scope,
         input,
-        (after, take) => repo.listOrganizations(app.apiKeyId, { ids: input.organizationIds, after, take }),
+        (after, take) => organizations.listOrganizations(app.apiKeyId, { ids: input.organizationIds, after, take }),
         byCreation,
       );
       return { items: page.items.map(toOrganization), pageToken: page.pageToken };
@@ -84,17 +90,17 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
 
     async updateOrganization(app: App, input: { organizationId: string; organizationName?: string; disabled?: boolean }): Promise<TOrganization> {
       await organizationOrThrow(app, input.organizationId);
-      return toOrganization(await repo.updateOrganization(app.apiKeyId, input.organizationId, { name: input.organizationName, disabled: input.disabled }));
+      return toOrganization(await organizations.updateOrganization(app.apiKeyId, input.organizationId, { name: input.organizationName, disabled: input.disabled }));
     },
 
     async deleteOrganization(app: App, input: { organizationId: string }): Promise<void> {
       await uow.run(async () => {
         // The organization row first, as every structural change takes it: in any other
         // order a delete and a folder move lock each other's rows (a deadlock on PostgreSQL).
-        await repo.lockOrganization(app.apiKeyId, input.organizationId);
+        await organizations.lockOrganization(app.apiKeyId, input.organizationId);
         await organizationOrThrow(app, input.organizationId);
         await owned.deleteOrganization({ apiKeyId: app.apiKeyId, organizationId: input.organizationId });
-        await repo.deleteOrganization(app.apiKeyId, input.organizationId);
+        await organizations.deleteOrganization(app.apiKeyId, input.organizationId);
       });
     },
 
@@ -102,7 +108,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     async getFolders(app: App, input: { organizationId: string; folderId?: string; maxDepth?: number }): Promise<TFolder[]> {
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
-      const rows = await repo.listFolders(app.apiKeyId, input.organizationId);
+      const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
       const tree = folderTree(rows, app.apiKey);
       const depth = input.maxDepth ?? 1;
       if (input.folderId === undefined) return rows.map((row) => tree.record(row, depth));
@@ -114,10 +120,10 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
     ): Promise<TFolder> {
       return uow.run(async () => {
-        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        await organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
         await createdOnce(`folder ${input.folderId}`, () =>
-          repo.createFolder({
+          folders.createFolder({
             apiKeyId: app.apiKeyId,
             organizationId: input.organizationId,
             id: input.folderId,
@@ -134,18 +140,18 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     async updateFolder(app: App, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
       // The cycle check and the move together: two crossing moves must not both pass the check.
       return uow.run(async () => {
-        await repo.lockOrganization(app.apiKeyId, input.organizationId);
+        await organizations.lockOrganization(app.apiKeyId, input.organizationId);
         await folderOrThrow(app, input.organizationId, input.folderId);
         let parentId: string | null | undefined;
         if (input.parentFolderId !== undefined) {
           parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
           if (parentId !== null) {
-            const tree = folderTree(await repo.listFolders(app.apiKeyId, input.organizationId), app.apiKey);
+            const tree = folderTree(await folders.listFolders(app.apiKeyId, input.organizationId), app.apiKey);
             const chain = [...tree.record(tree.byId.get(parentId)!, 0).ancestors, parentId];
             if (chain.includes(input.folderId)) throw invalidArgument(`folder ${input.folderId} cannot move under itself or one of its subfolders`);
           }
         }
-        await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, { name: input.folderName, parentId });
+        await folders.updateFolder(app.apiKeyId, input.organizationId, input.folderId, { name: input.folderName, parentId });
         return folderRecord(app, input.organizationId, input.folderId);
       });
     },
@@ -159,7 +165,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       input: { organizationId: string; folderId: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
     ): Promise<TFolder> {
       await folderOrThrow(app, input.organizationId, input.folderId);
-      await repo.updateFolder(app.apiKeyId, input.organizationId, input.folderId, {
+      await folders.updateFolder(app.apiKeyId, input.organizationId, input.folderId, {
         accessType: input.accessType,
         inheritAccessFromParent: input.inheritAccessFromParent,
       });
@@ -172,16 +178,16 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       await organizationOrThrow(app, input.organizationId);
       if (input.folderId !== undefined) await folderOrThrow(app, input.organizationId, input.folderId);
       const scope = ['documents', app.apiKeyId, input.organizationId, input.folderId ?? '', (input.documentIds ?? []).join('\u0000')].join('\n');
-      const [page, folders] = await Promise.all([
+      const [page, folderRows] = await Promise.all([
         pageTokens.page(
           scope,
           input,
-          (after, take) => repo.listDocuments(app.apiKeyId, input.organizationId, { ids: input.documentIds, folderId: input.folderId, after, take }),
+          (after, take) => documents.listDocuments(app.apiKeyId, input.organizationId, { ids: input.documentIds, folderId: input.folderId, after, take }),
           byCreation,
         ),
-        repo.listFolders(app.apiKeyId, input.organizationId),
+        folders.listFolders(app.apiKeyId, input.organizationId),
       ]);
-      const nodes = folderNodes(folders);
+      const nodes = folderNodes(folderRows);
       return { items: page.items.map((row) => toDocument(row, nodes)), pageToken: page.pageToken };
     },
 
@@ -190,10 +196,10 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
       input: { organizationId: string; documentId: string; documentName?: string; folderId?: string; accessType?: TAccessType },
     ): Promise<TDocument> {
       return uow.run(async () => {
-        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        await organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
         const row = await createdOnce(`document ${input.documentId}`, () =>
-          repo.createDocument({
+          documents.createDocument({
             apiKeyId: app.apiKeyId,
             organizationId: input.organizationId,
             id: input.documentId,
@@ -208,7 +214,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
 
     async updateDocument(app: App, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
-      const row = await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { name: input.documentName, disabled: input.disabled });
+      const row = await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { name: input.documentName, disabled: input.disabled });
       return documentRecord(app, row);
     },
 
@@ -222,7 +228,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
     async moveDocument(app: App, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
       const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
-      return documentRecord(app, await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { folderId }));
+      return documentRecord(app, await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { folderId }));
     },
 
     async updateDocumentAccess(app: App, input: { organizationId: string; documentId: string; accessType: TAccessType }): Promise<TDocument> {
@@ -232,7 +238,7 @@ export function createOrganizationsService(deps: { repo: AccessRepo; uow: UnitOf
           `document ${input.documentId} is in folder ${document.folderId} and takes its access type; change the folder's access type or move the document to root`,
         );
       }
-      return documentRecord(app, await repo.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { accessType: input.accessType }));
+      return documentRecord(app, await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { accessType: input.accessType }));
     },
   };
 }

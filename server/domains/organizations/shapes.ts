@@ -1,5 +1,6 @@
-import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
-import { documentAccessType, folderAccessType, type DocumentNode, type FolderNode } from '../access/resolve.js';
+import type { TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
+import { documentAccessType, folderAccessType, type FolderNode } from '../access/resolve.js';
+import { documentNode, folderNodes } from '../access/tree.js';
 
 /** Rows → contract shapes. Rows never leave the server as they are. */
 
@@ -37,12 +38,6 @@ export const ROOT = 'root';
 
 export function toOrganization(row: OrganizationRow): TOrganization {
   return { organizationId: row.id, organizationName: row.name, disabled: row.disabled, createdAt: row.createdAt.getTime(), lastUpdated: row.updatedAt.getTime() };
-}
-
-export function folderNodes(rows: FolderRow[]): Map<string, FolderNode> {
-  return new Map(
-    rows.map((r) => [r.id, { id: r.id, parentId: r.parentId, accessType: r.accessType as TAccessType, inheritAccessFromParent: r.inheritAccessFromParent }]),
-  );
 }
 
 /** Folder records with ancestors and subfolders, built from every folder of the organization. */
@@ -85,10 +80,6 @@ export function folderTree(rows: FolderRow[], apiKey: string) {
   }
 
   return { nodes, record, byId };
-}
-
-export function documentNode(row: Pick<DocumentRow, 'id' | 'folderId' | 'accessType' | 'disabled'>): DocumentNode {
-  return { id: row.id, folderId: row.folderId, accessType: row.accessType as TAccessType, disabled: row.disabled };
 }
 
 export function toDocument(row: DocumentRow, folders: Map<string, FolderNode>): TDocument {

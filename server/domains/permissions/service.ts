@@ -1,11 +1,16 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
 import { idMap } from '../../lib/id-map.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo, GrantRow, PrincipalType, ResourceType } from '../access/repo.js';
+import type { App } from '../access/app.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { FoldersRepo } from '../access/repos/folders.js';
+import type { GrantRow, GrantsRepo, PrincipalType, ResourceType } from '../access/repos/grants.js';
+import type { GroupsRepo } from '../access/repos/groups.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
+import type { UsersRepo } from '../access/repos/users.js';
 import { createResolver, documentAccessType, fieldList, folderAccessType, type Access } from '../access/resolve.js';
-import { documentNode, folderNodes } from '../organizations/shapes.js';
-import type { App } from '../organizations/service.js';
+import { documentNode, folderNodes } from '../access/tree.js';
 import { answerKey, type PermissionProviderClient, type ProviderRequest } from '../permission-provider/client.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import { mergeUser } from '../users/profile.js';
@@ -30,28 +35,33 @@ const granted = (access: Access, accessType?: string): TPermissionEntry => ({
 const organizationOf = (entry: TResourcePermission) => (entry.type === 'organization' ? entry.id : entry.organizationId!);
 
 export function createPermissionsService(deps: {
-  repo: AccessRepo;
+  organizations: Pick<OrganizationsRepo, 'ensureOrganization' | 'findOrganization'>;
+  folders: Pick<FoldersRepo, 'ensureFolder' | 'listFolders'>;
+  documents: Pick<DocumentsRepo, 'ensureDocument' | 'findDocuments'>;
+  grants: Pick<GrantsRepo, 'deleteGrants' | 'liveGrantsOf' | 'upsertGrant'>;
+  groups: Pick<GroupsRepo, 'groupsOfUsers'>;
+  users: Pick<UsersRepo, 'ensureUser' | 'upsertUser'>;
+  find: Pick<AccessLookups, 'group'>;
   config: WorkspaceConfigService;
   provider: PermissionProviderClient;
   signingKeys: SigningKeys;
   uow: UnitOfWork;
   nowSeconds: () => number;
 }) {
-  const { repo, uow } = deps;
-  const find = createAccessLookups(repo);
+  const { find, uow } = deps;
 
   /** Get Permissions from the stored grants. */
   async function resolveLocally(app: App, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
     const { organizationId, userIds } = input;
     const [organization, folderRows, documentRows, memberships] = await Promise.all([
-      repo.findOrganization(app.apiKeyId, organizationId),
-      repo.listFolders(app.apiKeyId, organizationId),
-      input.documentIds.length > 0 ? repo.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
-      repo.groupsOfUsers(app.apiKeyId, organizationId, userIds),
+      deps.organizations.findOrganization(app.apiKeyId, organizationId),
+      deps.folders.listFolders(app.apiKeyId, organizationId),
+      input.documentIds.length > 0 ? deps.documents.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
+      deps.groups.groupsOfUsers(app.apiKeyId, organizationId, userIds),
     ]);
     const groupsOfUser = new Map<string, string[]>();
     for (const m of memberships) groupsOfUser.set(m.userId, [...(groupsOfUser.get(m.userId) ?? []), m.groupId]);
-    const grants = await repo.liveGrantsOf(
+    const grants = await deps.grants.liveGrantsOf(
       app.apiKeyId,
       organizationId,
       [
@@ -120,8 +130,8 @@ export function createPermissionsService(deps: {
     const requests: ProviderRequest[] = input.userIds.flatMap((userId) => resources.map((r) => ({ userId, resource: { ...r, organizationId } })));
     const [answers, folderRows, documentRows] = await Promise.all([
       deps.provider.ask(target, requests),
-      repo.listFolders(app.apiKeyId, organizationId),
-      input.documentIds.length > 0 ? repo.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
+      deps.folders.listFolders(app.apiKeyId, organizationId),
+      input.documentIds.length > 0 ? deps.documents.findDocuments(app.apiKeyId, organizationId, input.documentIds) : [],
     ]);
     const folders = folderNodes(folderRows);
     const accessTypes = new Map<string, string>([
@@ -153,19 +163,19 @@ export function createPermissionsService(deps: {
     }
     const lapsed = resources.find((r) => r.expiresAt !== undefined && r.expiresAt <= deps.nowSeconds());
     if (lapsed) throw invalidArgument(`expiresAt of ${lapsed.type} ${lapsed.id} is in the past (it is Unix seconds)`);
-    for (const organizationId of new Set(resources.map(organizationOf))) await repo.ensureOrganization(app.apiKeyId, organizationId);
+    for (const organizationId of new Set(resources.map(organizationOf))) await deps.organizations.ensureOrganization(app.apiKeyId, organizationId);
     for (const r of resources) {
       // Resources are created on first grant, as clients create documents by opening them.
-      if (r.type === 'folder') await repo.ensureFolder(app.apiKeyId, r.organizationId!, r.id);
-      if (r.type === 'document') await repo.ensureDocument(app.apiKeyId, r.organizationId!, r.id);
+      if (r.type === 'folder') await deps.folders.ensureFolder(app.apiKeyId, r.organizationId!, r.id);
+      if (r.type === 'document') await deps.documents.ensureDocument(app.apiKeyId, r.organizationId!, r.id);
     }
-    if (principal.type === 'user') await repo.ensureUser(app.apiKeyId, principal.id);
+    if (principal.type === 'user') await deps.users.ensureUser(app.apiKeyId, principal.id);
   }
 
   /** The resources (created when missing) and the grants on them; inside the caller's unit of work. */
   async function writeGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
     await prepareGrants(app, principal, resources);
-    for (const r of resources) await repo.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
+    for (const r of resources) await deps.grants.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
   }
 
   function grantRow(principal: Principal, r: TResourcePermission): GrantRow {
@@ -207,7 +217,7 @@ export function createPermissionsService(deps: {
       const principal = principalOf(input);
       await uow.run(async () => {
         for (const r of input.permissions.resources) {
-          await repo.deleteGrants(app.apiKeyId, organizationOf(r), { resourceType: r.type, resourceId: r.id, principalType: principal.type, principalId: principal.id });
+          await deps.grants.deleteGrants(app.apiKeyId, organizationOf(r), { resourceType: r.type, resourceId: r.id, principalType: principal.type, principalId: principal.id });
         }
       });
     },
@@ -239,10 +249,10 @@ export function createPermissionsService(deps: {
           if (!answer?.hasAccess) return [];
           return [{ ...r, accessRole: answer.accessRole ?? 'editor', ...(answer.expiresAt !== undefined ? { expiresAt: answer.expiresAt } : {}) }];
         });
-        await repo.upsertUser(user);
+        await deps.users.upsertUser(user);
       } else {
         await uow.run(async () => {
-          await repo.upsertUser(user);
+          await deps.users.upsertUser(user);
           await writeGrants(app, { type: 'user', id: input.userId }, resources);
         });
       }

@@ -7,8 +7,7 @@ import { notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import { deletionOutcomes } from '../../lib/id-map.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
 import { userJson } from '../activities/shapes.js';
 import { newClientId, type PresenceAwareness } from './awareness.js';
 import type { ConnectedUsers } from './connected-users.js';
@@ -35,14 +34,13 @@ function toEntry(row: PresenceRow): TPresenceEntry {
  */
 export function createPresenceService(deps: {
   repo: PresenceRepo;
-  accessRepo: AccessRepo;
+  find: Pick<AccessLookups, 'document' | 'heldDocuments' | 'organization'>;
   uow: UnitOfWork;
   clock: Clock;
   awareness: PresenceAwareness;
   connected: ConnectedUsers;
 }) {
-  const { repo, uow, awareness } = deps;
-  const find = createAccessLookups(deps.accessRepo);
+  const { repo, uow, awareness, find } = deps;
   const refOf = (app: Caller, input: { organizationId: string; documentId: string }): DocumentKey => ({
     apiKeyId: app.apiKeyId,
     organizationId: input.organizationId,

@@ -8,8 +8,7 @@ import { deletionOutcomes } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
 import { userJson, type Caller } from '../activities/shapes.js';
 import type { RecordingRow, RecordingsRepo } from './repo.js';
 import { durationDisplay, toRecording } from './shapes.js';
@@ -18,15 +17,14 @@ const byCreation = (row: RecordingRow) => ({ at: Number(row.createdAt), id: row.
 
 export function createRecordingsService(deps: {
   repo: RecordingsRepo;
-  accessRepo: AccessRepo;
+  find: Pick<AccessLookups, 'heldDocuments' | 'organization'>;
   uow: UnitOfWork;
   events: EventBus;
   pageTokens: PageTokens;
   ids: Ids;
   clock: Clock;
 }) {
-  const { repo, uow, events, pageTokens } = deps;
-  const find = createAccessLookups(deps.accessRepo);
+  const { repo, uow, events, pageTokens, find } = deps;
 
   return {
     /** Stores the recorder annotation and publishes `recorder.done` in the same transaction. */

@@ -6,8 +6,7 @@ import { ZCursorTuple, type PageTokens } from '../../lib/page-token.js';
 import { publicJobStatus } from '../../platform/job-status.js';
 import type { Jobs } from '../../platform/jobs.js';
 import type { OwnedDataRegistry, UserDataFeature } from '../../platform/owned-data.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo } from '../access/repo.js';
+import type { AccessLookups } from '../access/lookups.js';
 
 /** The calling application: its ID scopes every query, its key fills `metadata.apiKey` of the items. */
 export interface App {
@@ -27,9 +26,8 @@ type Position = z.infer<typeof ZPosition>;
 
 const ZErasure = z.object({ apiKeyId: z.string(), userId: z.string() });
 
-export function createUserDataService(deps: { repo: AccessRepo; uow: UnitOfWork; jobs: Jobs; owned: OwnedDataRegistry; pageTokens: PageTokens }) {
-  const { uow, jobs, owned, pageTokens } = deps;
-  const find = createAccessLookups(deps.repo);
+export function createUserDataService(deps: { find: Pick<AccessLookups, 'organization'>; uow: UnitOfWork; jobs: Jobs; owned: OwnedDataRegistry; pageTokens: PageTokens }) {
+  const { find, uow, jobs, owned, pageTokens } = deps;
 
   // GDPR erasure is per person, so per application: every organization, every registered table.
   // One unit of work: the user's data is gone entirely or not at all, and a run after a crash

@@ -1,5 +1,5 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
-import type { UserRecord } from '../access/repo.js';
+import type { UserRecord } from '../access/repos/users.js';
 
 /** User records as Add Users, Update Users and Generate Token write them (the repo's row, without the tenancy key). */
 export type UserRow = Omit<UserRecord, 'apiKeyId'>;

@@ -4,9 +4,14 @@ import { alreadyExists } from '../../lib/app-error.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { idMapOf } from '../../lib/id-map.js';
 import type { PageTokens } from '../../lib/page-token.js';
-import { createAccessLookups } from '../access/lookups.js';
-import type { AccessRepo, ResourceType, UserRecord } from '../access/repo.js';
-import type { App } from '../organizations/service.js';
+import type { App } from '../access/app.js';
+import type { AccessLookups } from '../access/lookups.js';
+import type { DocumentsRepo } from '../access/repos/documents.js';
+import type { FoldersRepo } from '../access/repos/folders.js';
+import type { GrantsRepo, ResourceType } from '../access/repos/grants.js';
+import type { GroupsRepo } from '../access/repos/groups.js';
+import type { OrganizationsRepo } from '../access/repos/organizations.js';
+import type { UserRecord, UsersRepo } from '../access/repos/users.js';
 import { mergeUser, profileFields, type UserRow } from './profile.js';
 
 type Level = { type: ResourceType; id: string; label: string };
@@ -24,8 +29,19 @@ function toUserRecord(user: UserRow | undefined, userId: string, grant: { access
   };
 }
 
-export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pageTokens: PageTokens; now: () => Date }) {
-  const { repo, uow, pageTokens } = deps;
+export function createUsersService(deps: {
+  organizations: Pick<OrganizationsRepo, 'ensureOrganization'>;
+  folders: Pick<FoldersRepo, 'ensureFolder' | 'findFolder'>;
+  documents: Pick<DocumentsRepo, 'ensureDocument' | 'findDocument'>;
+  grants: Pick<GrantsRepo, 'addMembers' | 'deleteGrants' | 'grantHolders' | 'membersOf' | 'updateGrantRole'>;
+  groups: Pick<GroupsRepo, 'addGroupMembers' | 'createGroup' | 'findGroup' | 'groupMemberIds' | 'groupsOfUsers' | 'removeGroupMembers'>;
+  users: Pick<UsersRepo, 'findUsers' | 'upsertUsers'>;
+  find: Pick<AccessLookups, 'organization' | 'folder' | 'document'>;
+  uow: UnitOfWork;
+  pageTokens: PageTokens;
+  now: () => Date;
+}) {
+  const { find, uow, pageTokens } = deps;
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
   /** The level an operation acts on: a document, a folder, or the organization itself. */
@@ -34,8 +50,6 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
     if (input.folderId !== undefined) return { type: 'folder', id: input.folderId, label: `folder ${input.folderId}` };
     return { type: 'organization', id: input.organizationId, label: `organization ${input.organizationId}` };
   }
-
-  const find = createAccessLookups(repo);
 
   async function levelOrThrow(app: App, organizationId: string, level: Level): Promise<void> {
     if (level.type === 'organization') await find.organization(app.apiKeyId, organizationId);
@@ -54,14 +68,14 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
     level: Level,
   ): Promise<string | null> {
     const { organizationId } = input;
-    const missingDocument = level.type === 'document' && !(await repo.findDocument(app.apiKeyId, organizationId, level.id));
-    const missingFolder = level.type === 'folder' && !(await repo.findFolder(app.apiKeyId, organizationId, level.id));
+    const missingDocument = level.type === 'document' && !(await deps.documents.findDocument(app.apiKeyId, organizationId, level.id));
+    const missingFolder = level.type === 'folder' && !(await deps.folders.findFolder(app.apiKeyId, organizationId, level.id));
     if (missingDocument && !input.createDocument) return `document ${level.id} does not exist in organization ${organizationId}; pass createDocument: true to create it`;
     if (missingFolder && !input.createFolder) return `folder ${level.id} does not exist in organization ${organizationId}; pass createFolder: true to create it`;
     // The spec: adding users to a nonexistent organization creates it.
-    await repo.ensureOrganization(app.apiKeyId, organizationId);
-    if (missingDocument) await repo.ensureDocument(app.apiKeyId, organizationId, level.id);
-    if (missingFolder) await repo.ensureFolder(app.apiKeyId, organizationId, level.id);
+    await deps.organizations.ensureOrganization(app.apiKeyId, organizationId);
+    if (missingDocument) await deps.documents.ensureDocument(app.apiKeyId, organizationId, level.id);
+    if (missingFolder) await deps.folders.ensureFolder(app.apiKeyId, organizationId, level.id);
     return null;
   }
 
@@ -76,7 +90,7 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
         if (problem) return idMapOf(input.users.map((u) => [u.userId, { success: false, id: u.userId, message: problem }]));
 
         // A user listed twice is applied in order, as if added by two calls.
-        const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
+        const stored = new Map<string, UserRow>((await deps.users.findUsers(app.apiKeyId, input.users.map((u) => u.userId))).map((u) => [u.id, u]));
         const records = new Map<string, UserRecord>();
         const roles = new Map<string, TUserInput['accessRole']>();
         for (const user of input.users) {
@@ -85,8 +99,8 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
           roles.set(user.userId, user.accessRole ?? roles.get(user.userId));
         }
         const at = deps.now();
-        await repo.upsertUsers([...records.values()], at);
-        await repo.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })), at);
+        await deps.users.upsertUsers([...records.values()], at);
+        await deps.grants.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })), at);
         return idMapOf(input.users.map((u) => [u.userId, { success: true, id: u.userId, message: `User added to ${level.label}.` }]));
       });
     },
@@ -100,16 +114,16 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
           // The spec: organization-level removal takes away access to every
           // document and data of the organization and its contact list.
           const [grants, memberships] = await Promise.all([
-            repo.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds),
-            repo.groupsOfUsers(app.apiKeyId, organizationId, input.userIds),
+            deps.grants.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds),
+            deps.groups.groupsOfUsers(app.apiKeyId, organizationId, input.userIds),
           ]);
           present = new Set([...grants.map((g) => g.principalId), ...memberships.map((m) => m.userId)]);
-          await repo.deleteGrants(app.apiKeyId, organizationId, { principalType: 'user', principalId: { in: [...present] } });
-          await repo.removeGroupMembers(app.apiKeyId, organizationId, undefined, [...present]);
+          await deps.grants.deleteGrants(app.apiKeyId, organizationId, { principalType: 'user', principalId: { in: [...present] } });
+          await deps.groups.removeGroupMembers(app.apiKeyId, organizationId, undefined, [...present]);
         } else {
           const where = { resourceType: level.type, resourceId: level.id };
-          present = new Set((await repo.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds, where)).map((g) => g.principalId));
-          await repo.deleteGrants(app.apiKeyId, organizationId, { ...where, principalType: 'user', principalId: { in: [...present] } });
+          present = new Set((await deps.grants.grantHolders(app.apiKeyId, organizationId, 'user', input.userIds, where)).map((g) => g.principalId));
+          await deps.grants.deleteGrants(app.apiKeyId, organizationId, { ...where, principalType: 'user', principalId: { in: [...present] } });
         }
         return idMapOf(
           input.userIds.map((userId) => [
@@ -127,10 +141,10 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       const page = await pageTokens.page(
         scope,
         input,
-        (after, take) => repo.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: nowSeconds() }),
+        (after, take) => deps.grants.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: nowSeconds() }),
         (grant) => ({ at: grant.createdAt.getTime(), id: grant.principalId }),
       );
-      const users = new Map((await repo.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
+      const users = new Map((await deps.users.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
       return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
     },
 
@@ -138,10 +152,10 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
       return uow.run(async () => {
         const ids = input.users.map((u) => u.userId);
-        const stored = new Map<string, UserRow>((await repo.findUsers(app.apiKeyId, ids)).map((u) => [u.id, u]));
+        const stored = new Map<string, UserRow>((await deps.users.findUsers(app.apiKeyId, ids)).map((u) => [u.id, u]));
         const roleChanges = level !== undefined && input.organizationId !== undefined && input.users.some((u) => u.accessRole !== undefined);
         const members = roleChanges
-          ? new Set((await repo.grantHolders(app.apiKeyId, input.organizationId!, 'user', ids, { resourceType: level!.type, resourceId: level!.id })).map((g) => g.principalId))
+          ? new Set((await deps.grants.grantHolders(app.apiKeyId, input.organizationId!, 'user', ids, { resourceType: level!.type, resourceId: level!.id })).map((g) => g.principalId))
           : new Set<string>();
 
         const records = new Map<string, UserRecord>();
@@ -166,10 +180,10 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
         for (const accessRole of ['viewer', 'editor'] as const) {
           const userIds = [...roles].filter(([, role]) => role === accessRole).map(([userId]) => userId);
           if (userIds.length > 0) {
-            await repo.updateGrantRole(app.apiKeyId, input.organizationId!, { resourceType: level!.type, resourceId: level!.id, principalType: 'user', principalId: { in: userIds } }, accessRole);
+            await deps.grants.updateGrantRole(app.apiKeyId, input.organizationId!, { resourceType: level!.type, resourceId: level!.id, principalType: 'user', principalId: { in: userIds } }, accessRole);
           }
         }
-        await repo.upsertUsers([...records.values()], deps.now());
+        await deps.users.upsertUsers([...records.values()], deps.now());
         return idMapOf(result);
       });
     },
@@ -177,9 +191,9 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
     // ── user groups ──
     async addUserGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
       return uow.run(async () => {
-        await repo.ensureOrganization(app.apiKeyId, input.organizationId);
+        await deps.organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         try {
-          const group = await repo.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
+          const group = await deps.groups.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
           return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: group.createdAt.getTime() };
         } catch (error) {
           if (isUniqueViolation(error)) throw alreadyExists(`user group ${input.organizationUserGroupId} already exists in organization ${input.organizationId}`);
@@ -193,11 +207,11 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {
         // An unknown group is each user's problem, reported per item like an unknown user.
-        if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
+        if (!(await deps.groups.findGroup(app.apiKeyId, input.organizationId, groupId))) {
           return idMapOf(input.userIds.map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
         }
-        const known = new Set((await repo.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
-        await repo.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known], deps.now());
+        const known = new Set((await deps.users.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
+        await deps.groups.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known], deps.now());
         return idMapOf(
           input.userIds.map((userId) => [
             userId,
@@ -212,12 +226,12 @@ export function createUsersService(deps: { repo: AccessRepo; uow: UnitOfWork; pa
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {
         // An unknown group has no members: each listed user gets success: false, deleteAll removes nobody.
-        if (!(await repo.findGroup(app.apiKeyId, input.organizationId, groupId))) {
+        if (!(await deps.groups.findGroup(app.apiKeyId, input.organizationId, groupId))) {
           return idMapOf((input.userIds ?? []).map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
         }
-        const members = new Set(await repo.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
+        const members = new Set(await deps.groups.groupMemberIds(app.apiKeyId, input.organizationId, groupId));
         const asked = input.deleteAll ? [...members, ...(input.userIds ?? [])] : (input.userIds ?? []);
-        await repo.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
+        await deps.groups.removeGroupMembers(app.apiKeyId, input.organizationId, groupId, asked.filter((id) => members.has(id)));
         return idMapOf(
           asked.map((userId) => [
             userId,

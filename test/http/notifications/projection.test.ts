@@ -224,8 +224,8 @@ describe(`notification projection (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`,
     await client.users.addUsers({ organizationId: ORG, users: many.map((u) => ({ userId: u.userId, name: u.name, email: u.email })) });
     await client.notifications.setNotificationConfig({ organizationId: ORG, userIds: many.map((u) => u.userId), config: { inbox: 'MINE', email: 'ALL' } });
     await client.notifications.setNotificationConfig({ organizationId: ORG, documentIds: ['doc'], userIds: many.slice(0, 10).map((u) => u.userId), config: { inbox: 'ALL' } });
-    const repo = server.running.services.accessRepo;
-    const calls = { users: vi.spyOn(repo, 'findUsers'), groups: vi.spyOn(repo, 'groupsOfUsers'), grants: vi.spyOn(repo, 'liveGrantsOnDocument') };
+    const repos = server.running.services.accessRepos;
+    const calls = { users: vi.spyOn(repos.users, 'findUsers'), groups: vi.spyOn(repos.groups, 'groupsOfUsers'), grants: vi.spyOn(repos.grants, 'liveGrantsOnDocument') };
     try {
       expect(await reply('doc', ann, threadOf({ organizationId: ORG, documentId: 'doc', from: ann }), 'all of you', many)).toEqual(many.map((u) => u.userId));
       expect([calls.users.mock.calls.length, calls.groups.mock.calls.length, calls.grants.mock.calls.length]).toEqual([1, 1, 1]);

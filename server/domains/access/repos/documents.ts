@@ -1,0 +1,74 @@
+import { upsertMany } from '../../../db/bulk.js';
+import { providerOfClient, type Db } from '../../../db/client.js';
+import type { Cursor } from '../../../lib/page-token.js';
+import { after, byCreation } from './creation-order.js';
+
+/** Documents of an organization; scoped by application like every access repo (see organizations.ts). */
+export function createDocumentsRepo(db: Db) {
+  return {
+    findDocument: (apiKeyId: string, organizationId: string, id: string) =>
+      db.document.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
+
+    findDocuments: (apiKeyId: string, organizationId: string, ids: string[]) => db.document.findMany({ where: { apiKeyId, organizationId, id: { in: ids } } }),
+
+    listDocuments: (apiKeyId: string, organizationId: string, q: { ids?: string[]; folderId?: string; after?: Cursor; take: number }) =>
+      db.document.findMany({
+        where: {
+          apiKeyId,
+          organizationId,
+          ...(q.ids ? { id: { in: q.ids } } : {}),
+          ...(q.folderId !== undefined ? { folderId: q.folderId } : {}),
+          ...after(q.after),
+        },
+        orderBy: byCreation,
+        take: q.take,
+      }),
+
+    createDocument: (row: { apiKeyId: string; organizationId: string; id: string; name: string; folderId: string | null; accessType: string }) =>
+      db.document.create({ data: row }),
+
+    /**
+     * Documents that a grant or membership names are created when missing: at
+     * the top, organizationPrivate. Race-safe like ensureOrganization.
+     */
+    ensureDocument: async (apiKeyId: string, organizationId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(
+        db,
+        'Document',
+        [{ apiKeyId, organizationId, id, name: id, folderId: null, accessType: 'organizationPrivate', disabled: false, createdAt: at, updatedAt: at }],
+        { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
+      );
+      return db.document.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });
+    },
+
+    updateDocument: (apiKeyId: string, organizationId: string, id: string, data: { name?: string; folderId?: string | null; accessType?: string; disabled?: boolean }) =>
+      db.document.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
+
+    /**
+     * The documents, of those listed, that exist; on PostgreSQL each found row
+     * is held (FOR SHARE) until the unit of work ends. A write that adds
+     * content to a document calls this first: a migration or a deletion of
+     * the document (which updates or deletes its row) then waits for the write
+     * to commit and moves or deletes its rows too, and a write that comes
+     * after them finds the document gone instead of leaving rows under an ID
+     * nothing owns. SQLite's gate runs transactions one at a time already.
+     */
+    holdDocuments: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+      if (ids.length === 0) return new Set();
+      if (providerOfClient(db) !== 'postgresql') {
+        const rows = await db.document.findMany({ where: { apiKeyId, organizationId, id: { in: [...ids] } }, select: { id: true } });
+        return new Set(rows.map((r) => r.id));
+      }
+      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+        'SELECT "id" FROM "Document" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "id" = ANY($3::text[]) ORDER BY "id" FOR SHARE',
+        apiKeyId,
+        organizationId,
+        [...ids],
+      );
+      return new Set(rows.map((r) => r.id));
+    },
+  };
+}
+
+export type DocumentsRepo = ReturnType<typeof createDocumentsRepo>;

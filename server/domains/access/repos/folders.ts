@@ -1,0 +1,52 @@
+import { upsertMany } from '../../../db/bulk.js';
+import type { Db } from '../../../db/client.js';
+import { byCreation } from './creation-order.js';
+
+/** Folders of an organization; scoped by application like every access repo (see organizations.ts). */
+export function createFoldersRepo(db: Db) {
+  return {
+    findFolder: (apiKeyId: string, organizationId: string, id: string) =>
+      db.folder.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
+
+    /** Every folder of an organization: trees are small next to documents, and ancestry needs them all. */
+    listFolders: (apiKeyId: string, organizationId: string) => db.folder.findMany({ where: { apiKeyId, organizationId }, orderBy: byCreation }),
+
+    createFolder: (row: { apiKeyId: string; organizationId: string; id: string; name: string; parentId: string | null; accessType: string; inheritAccessFromParent: boolean }) =>
+      db.folder.create({ data: row }),
+
+    /**
+     * Folders that a grant or membership names are created when missing: at
+     * the top, organizationPrivate. Race-safe like ensureOrganization.
+     */
+    ensureFolder: async (apiKeyId: string, organizationId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(
+        db,
+        'Folder',
+        [{ apiKeyId, organizationId, id, name: id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false, createdAt: at, updatedAt: at }],
+        { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
+      );
+      return db.folder.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });
+    },
+
+    updateFolder: (
+      apiKeyId: string,
+      organizationId: string,
+      id: string,
+      data: { name?: string; parentId?: string | null; accessType?: string; inheritAccessFromParent?: boolean },
+    ) => db.folder.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
+
+    /**
+     * Deletes folders and the grants on them; returns the IDs of the documents
+     * directly in them, which the caller deletes through the owned-data registry.
+     */
+    deleteFolders: async (apiKeyId: string, organizationId: string, folderIds: string[]): Promise<string[]> => {
+      const documents = await db.document.findMany({ where: { apiKeyId, organizationId, folderId: { in: folderIds } }, select: { id: true } });
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'folder', resourceId: { in: folderIds } } });
+      await db.folder.deleteMany({ where: { apiKeyId, organizationId, id: { in: folderIds } } });
+      return documents.map((d) => d.id);
+    },
+  };
+}
+
+export type FoldersRepo = ReturnType<typeof createFoldersRepo>;

@@ -1,0 +1,181 @@
+import { upsertMany } from '../../../db/bulk.js';
+import type { Db } from '../../../db/client.js';
+import { keysetAfter, type Cursor } from '../../../lib/page-token.js';
+
+export type ResourceType = 'organization' | 'folder' | 'document';
+export type PrincipalType = 'user' | 'group';
+
+export interface GrantRow {
+  resourceType: ResourceType;
+  resourceId: string;
+  principalType: PrincipalType;
+  principalId: string;
+  accessRole: 'viewer' | 'editor';
+  expiresAt: number | null;
+  /** Feature-level access context of a document grant; empty when it has none (and on other grants). */
+  accessFields: string[];
+}
+
+/** Which grants an update or delete touches: one principal, or several at once. */
+type GrantFilter = Omit<GrantRow, 'accessRole' | 'expiresAt' | 'accessFields' | 'principalId'> & { principalId: string | { in: string[] } };
+
+/** Expiry is a 64-bit column (read as bigint); Unix seconds fit a JS number exactly. */
+const seconds = (value: bigint | null): number | null => (value === null ? null : Number(value));
+
+/** Access fields are stored as a JSON array of strings, null when there are none. */
+const fieldsText = (fields: string[]): string | null => (fields.length > 0 ? JSON.stringify(fields) : null);
+function fieldsOf(text: string | null): string[] {
+  if (text === null) return [];
+  const parsed = JSON.parse(text) as unknown;
+  return Array.isArray(parsed) ? parsed.filter((f): f is string => typeof f === 'string') : [];
+}
+
+const GRANT_READ = { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true, accessFields: true } as const;
+const grantRowOf = (g: { resourceType: string; resourceId: string; principalType: string; principalId: string; accessRole: string; expiresAt: bigint | null; accessFields: string | null }) =>
+  ({ ...g, expiresAt: seconds(g.expiresAt), accessFields: fieldsOf(g.accessFields) }) as GrantRow;
+
+const GRANT_KEY = ['apiKeyId', 'organizationId', 'resourceType', 'resourceId', 'principalType', 'principalId'] as const;
+
+function pick(grant: GrantRow) {
+  return { resourceType: grant.resourceType, resourceId: grant.resourceId, principalType: grant.principalType, principalId: grant.principalId };
+}
+
+/** Grants of users and groups on organizations, folders and documents; scoped by application like every access repo. */
+export function createGrantsRepo(db: Db) {
+  return {
+    /**
+     * Membership from Add Users: permanent; the role changes only when one is
+     * given (a new member without one is an editor).
+     */
+    addMembers: async (
+      apiKeyId: string,
+      organizationId: string,
+      resource: { type: ResourceType; id: string },
+      members: { userId: string; accessRole: string | undefined }[],
+      at: Date,
+    ) => {
+      const row = (m: { userId: string; accessRole: string | undefined }) => ({
+        apiKeyId,
+        organizationId,
+        resourceType: resource.type,
+        resourceId: resource.id,
+        principalType: 'user',
+        principalId: m.userId,
+        accessRole: m.accessRole ?? 'editor',
+        expiresAt: null,
+        createdAt: at,
+        updatedAt: at,
+      });
+      const withRole = members.filter((m) => m.accessRole !== undefined).map(row);
+      const keepingRole = members.filter((m) => m.accessRole === undefined).map(row);
+      await upsertMany(db, 'Grant', withRole, { key: GRANT_KEY, update: ['accessRole', 'expiresAt', 'updatedAt'] });
+      await upsertMany(db, 'Grant', keepingRole, { key: GRANT_KEY, update: ['expiresAt', 'updatedAt'] });
+    },
+
+    upsertGrant: (apiKeyId: string, organizationId: string, grant: GrantRow) =>
+      db.grant.upsert({
+        where: { apiKeyId_organizationId_resourceType_resourceId_principalType_principalId: { apiKeyId, organizationId, ...pick(grant) } },
+        create: { apiKeyId, organizationId, ...grant, accessFields: fieldsText(grant.accessFields) },
+        update: { accessRole: grant.accessRole, expiresAt: grant.expiresAt, accessFields: fieldsText(grant.accessFields) },
+      }),
+
+    /** Changes the role of existing grants only; returns how many there were. */
+    updateGrantRole: (apiKeyId: string, organizationId: string, key: GrantFilter, accessRole: string) =>
+      db.grant.updateMany({ where: { apiKeyId, organizationId, ...key }, data: { accessRole } }),
+
+    deleteGrants: (apiKeyId: string, organizationId: string, where: Partial<GrantFilter>) =>
+      db.grant.deleteMany({ where: { apiKeyId, organizationId, ...where } }),
+
+    /** Which of these principals hold any grant in the organization (or on one resource of it), lapsed or not. */
+    grantHolders: (
+      apiKeyId: string,
+      organizationId: string,
+      principalType: PrincipalType,
+      principalIds: string[],
+      on?: { resourceType: ResourceType; resourceId: string },
+    ) =>
+      db.grant.findMany({
+        where: { apiKeyId, organizationId, principalType, principalId: { in: principalIds }, ...on },
+        select: { principalId: true },
+        distinct: ['principalId'],
+      }),
+
+    /** Grants of these principals in one organization that have not lapsed. */
+    liveGrantsOf: async (apiKeyId: string, organizationId: string, principals: { type: PrincipalType; ids: string[] }[], nowSeconds: number) =>
+      (
+        await db.grant.findMany({
+        where: {
+          apiKeyId,
+          organizationId,
+          OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })),
+          AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] }],
+        },
+        select: GRANT_READ,
+      })
+      ).map(grantRowOf),
+
+    /**
+     * Live grants on one document and on what it takes access from: the
+     * organization and the given folders (its folder and that folder's
+     * ancestors). Only these principals' grants when `principals` is given,
+     * everyone's otherwise.
+     */
+    liveGrantsOnDocument: async (
+      apiKeyId: string,
+      organizationId: string,
+      on: { folderIds: string[]; documentId: string },
+      principals: { type: PrincipalType; ids: string[] }[] | undefined,
+      nowSeconds: number,
+    ) =>
+      (
+        await db.grant.findMany({
+          where: {
+            apiKeyId,
+            organizationId,
+            AND: [
+              {
+                OR: [
+                  { resourceType: 'organization', resourceId: organizationId },
+                  { resourceType: 'document', resourceId: on.documentId },
+                  ...(on.folderIds.length > 0 ? [{ resourceType: 'folder', resourceId: { in: on.folderIds } }] : []),
+                ],
+              },
+              { OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] },
+              ...(principals
+                ? [{ OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })) }]
+                : []),
+            ],
+          },
+          select: GRANT_READ,
+        })
+      ).map(grantRowOf),
+
+    /** Live user members of one resource, oldest membership first (the contact list). */
+    membersOf: async (
+      apiKeyId: string,
+      organizationId: string,
+      resource: { type: ResourceType; id: string },
+      q: { userIds?: string[]; after?: Cursor; take: number; nowSeconds: number },
+    ) => {
+      // Through keysetAfter, like every other list: its bare range on createdAt lets the database seek in
+      // Grant_members_idx (with the OR alone it read and sorted every member of the resource on every page).
+      const cursor = keysetAfter(q.after, (at) => new Date(at), { id: 'principalId' });
+      const rows = await db.grant.findMany({
+        where: {
+          apiKeyId,
+          organizationId,
+          resourceType: resource.type,
+          resourceId: resource.id,
+          principalType: 'user',
+          ...(q.userIds ? { principalId: { in: q.userIds } } : {}),
+          AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: q.nowSeconds } }] }, cursor],
+        },
+        orderBy: [{ createdAt: 'asc' }, { principalId: 'asc' }],
+        take: q.take,
+      });
+      return rows.map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }));
+    },
+  };
+}
+
+export type GrantsRepo = ReturnType<typeof createGrantsRepo>;

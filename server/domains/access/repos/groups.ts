@@ -1,0 +1,35 @@
+import { upsertMany } from '../../../db/bulk.js';
+import type { Db } from '../../../db/client.js';
+
+/** User groups of an organization and their members; scoped by application like every access repo. */
+export function createGroupsRepo(db: Db) {
+  return {
+    findGroup: (apiKeyId: string, organizationId: string, id: string) =>
+      db.userGroup.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
+
+    createGroup: (row: { apiKeyId: string; organizationId: string; id: string; name: string }) => db.userGroup.create({ data: row }),
+
+    groupMemberIds: async (apiKeyId: string, organizationId: string, groupId: string) =>
+      (await db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId }, select: { userId: true } })).map((m) => m.userId),
+
+    addGroupMembers: (apiKeyId: string, organizationId: string, groupId: string, userIds: string[], at: Date) =>
+      upsertMany(
+        db,
+        'UserGroupMember',
+        userIds.map((userId) => ({ apiKeyId, organizationId, groupId, userId, createdAt: at })),
+        { key: ['apiKeyId', 'organizationId', 'groupId', 'userId'], update: [] },
+      ),
+
+    removeGroupMembers: (apiKeyId: string, organizationId: string, groupId: string | undefined, userIds: string[]) =>
+      db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId, ...(groupId ? { groupId } : {}), userId: { in: userIds } } }),
+
+    /** The members of these groups, as (userId, groupId) pairs. */
+    membersOfGroups: (apiKeyId: string, organizationId: string, groupIds: string[]) =>
+      db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId: { in: groupIds } }, select: { userId: true, groupId: true } }),
+
+    groupsOfUsers: (apiKeyId: string, organizationId: string, userIds: string[]) =>
+      db.userGroupMember.findMany({ where: { apiKeyId, organizationId, userId: { in: userIds } }, select: { userId: true, groupId: true } }),
+  };
+}
+
+export type GroupsRepo = ReturnType<typeof createGroupsRepo>;

@@ -1,0 +1,62 @@
+import { upsertMany } from '../../../db/bulk.js';
+import { providerOfClient, type Db } from '../../../db/client.js';
+import type { Cursor } from '../../../lib/page-token.js';
+import { after, byCreation } from './creation-order.js';
+
+/**
+ * Organizations. Every function takes the application (apiKeyId) first and
+ * puts it into every query: tenancy is not something a caller can forget.
+ * Functions that write several statements are called inside the service's
+ * unit of work, which makes them atomic.
+ */
+export function createOrganizationsRepo(db: Db) {
+  return {
+    findOrganization: (apiKeyId: string, id: string) => db.organization.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
+
+    createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name } }),
+
+    /**
+     * Creates the organization when missing; returns it either way. Race-safe
+     * on both databases: `INSERT … ON CONFLICT DO NOTHING` (the ORM's upsert
+     * is a read then an insert, whose unique violation on PostgreSQL aborts the
+     * whole unit of work of all but one of several first requests at once).
+     */
+    ensureOrganization: async (apiKeyId: string, id: string) => {
+      const at = new Date();
+      await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, createdAt: at, updatedAt: at }], { key: ['apiKeyId', 'id'], update: [] });
+      return db.organization.findUniqueOrThrow({ where: { apiKeyId_id: { apiKeyId, id } } });
+    },
+
+    listOrganizations: (apiKeyId: string, q: { ids?: string[]; after?: Cursor; take: number }) =>
+      db.organization.findMany({
+        where: { apiKeyId, ...(q.ids ? { id: { in: q.ids } } : {}), ...after(q.after) },
+        orderBy: byCreation,
+        take: q.take,
+      }),
+
+    updateOrganization: (apiKeyId: string, id: string, data: { name?: string; disabled?: boolean }) =>
+      db.organization.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
+
+    /** The organization's structure; what it owns (documents, grants, content) goes through the owned-data registry. */
+    deleteOrganization: async (apiKeyId: string, organizationId: string) => {
+      const where = { apiKeyId, organizationId };
+      await db.userGroup.deleteMany({ where });
+      await db.folder.deleteMany({ where });
+      await db.organization.deleteMany({ where: { apiKeyId, id: organizationId } });
+    },
+
+    /**
+     * Holds the organization row until the unit of work ends, so structural
+     * changes of its folder tree (a move and its cycle check, deleting folders
+     * or the organization) take turns, always taking this row first. On
+     * PostgreSQL a row lock; on SQLite the gate already runs transactions one
+     * at a time.
+     */
+    lockOrganization: async (apiKeyId: string, organizationId: string) => {
+      if (providerOfClient(db) !== 'postgresql') return;
+      await db.$queryRawUnsafe('SELECT 1 FROM "Organization" WHERE "apiKeyId" = $1 AND "id" = $2 FOR UPDATE', apiKeyId, organizationId);
+    },
+  };
+}
+
+export type OrganizationsRepo = ReturnType<typeof createOrganizationsRepo>;
