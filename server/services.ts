@@ -43,7 +43,7 @@ import { createJobs } from './platform/jobs.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createOwnedDataRegistry } from './platform/owned-data.js';
 import { createConnectionAccess } from './realtime/connection-access.js';
-import { localFanout, type Fanout } from './realtime/fanout.js';
+import { localFanout, type Fanout } from './platform/fanout.js';
 import { createRealtimeHub } from './realtime/hub.js';
 import { crdtOwnedData } from './domains/crdt/owned-data.js';
 import { createCrdtRepo } from './domains/crdt/repo.js';
@@ -58,7 +58,7 @@ import { createConnectedUsers } from './domains/presence/connected-users.js';
 import { presenceOwnedData } from './domains/presence/owned-data.js';
 import { createPresenceRepo } from './domains/presence/repo.js';
 import { createPresenceService } from './domains/presence/service.js';
-import { localPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
+import { localPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
 import { createWebhookDispatcher } from './domains/webhooks/dispatcher.js';
 import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
 import { createWebhookHistory } from './domains/webhooks/history.js';
@@ -203,12 +203,12 @@ export function createServices(deps: CoreDeps) {
   // (stateless messages and awareness states), and the WebSocket users of each document for Get Presence.
   const liveStateRepo = createLiveStateRepo(db);
   owned.register(liveStateOwnedData(liveStateRepo));
-  const liveStateDelivery = createLiveStateDelivery({ hub: realtime, fanout, repo: liveStateRepo, uow, log: logger });
+  const liveStateDelivery = createLiveStateDelivery({ live: realtime, fanout, repo: liveStateRepo, uow, log: logger });
   const liveState = createLiveStateService({ repo: liveStateRepo, accessRepo, uow, clock, delivery: liveStateDelivery });
   const presenceRepo = createPresenceRepo(db);
-  const presenceAwareness = createPresenceAwareness({ hub: realtime, fanout, repo: presenceRepo, uow, log: logger });
+  const presenceAwareness = createPresenceAwareness({ live: realtime, fanout, repo: presenceRepo, uow, log: logger });
   owned.register(presenceOwnedData(presenceRepo, presenceAwareness));
-  const connectedUsers = createConnectedUsers({ hub: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
+  const connectedUsers = createConnectedUsers({ live: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
   const presence = createPresenceService({ repo: presenceRepo, accessRepo, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
 
   // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
