@@ -59,12 +59,15 @@ import { presenceOwnedData } from './domains/presence/owned-data.js';
 import { createPresenceRepo } from './domains/presence/repo.js';
 import { createPresenceService } from './domains/presence/service.js';
 import { localPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
+import { createDeliveryQueueRepo } from './domains/webhooks/delivery-queue-repo.js';
 import { createWebhookDispatcher } from './domains/webhooks/dispatcher.js';
+import { createWebhookEndpointsRepo } from './domains/webhooks/endpoints-repo.js';
 import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
+import { createWebhookHistoryRepo } from './domains/webhooks/history-repo.js';
 import { createWebhookHistory } from './domains/webhooks/history.js';
+import { createWebhookMessagesRepo } from './domains/webhooks/messages-repo.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
-import { createWebhooksRepo } from './domains/webhooks/repo.js';
 import { createJudgmentIndexCache } from './domains/memory/index-cache.js';
 import { memoryOwnedData, memoryUserData } from './domains/memory/owned-data.js';
 import { createJudgmentsRepo } from './domains/memory/repo.js';
@@ -214,9 +217,11 @@ export function createServices(deps: CoreDeps) {
   // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
   // matching endpoint (a projection, so in the event's transaction), delivered by this process's dispatcher.
   const webhookSettings = createWebhookSettings(settingsRepo);
-  const webhooksRepo = createWebhooksRepo(db);
+  const webhookEndpointsRepo = createWebhookEndpointsRepo(db);
+  const webhookMessagesRepo = createWebhookMessagesRepo(db);
   const webhookDispatcher = createWebhookDispatcher({
-    repo: webhooksRepo,
+    repo: createDeliveryQueueRepo(db),
+    messagesRepo: webhookMessagesRepo,
     uow,
     ids,
     clock,
@@ -229,7 +234,8 @@ export function createServices(deps: CoreDeps) {
     metrics,
   });
   const webhookMessages = createWebhookMessages({
-    repo: webhooksRepo,
+    repo: webhookMessagesRepo,
+    endpointsRepo: webhookEndpointsRepo,
     uow,
     ids,
     clock,
@@ -238,7 +244,7 @@ export function createServices(deps: CoreDeps) {
   });
   events.project('*', 'webhooks', webhookMessages.projection);
   const webhookEndpoints = createWebhookEndpoints({
-    repo: webhooksRepo,
+    repo: webhookEndpointsRepo,
     uow,
     ids,
     clock,
@@ -250,7 +256,7 @@ export function createServices(deps: CoreDeps) {
     log: logger,
   });
   const webhookHistory = createWebhookHistory({
-    repo: webhooksRepo,
+    repo: createWebhookHistoryRepo(db),
     uow,
     clock,
     pageTokens,
@@ -258,7 +264,7 @@ export function createServices(deps: CoreDeps) {
     apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     wake: () => webhookDispatcher.wake(),
   });
-  owned.register(webhooksOwnedData(webhooksRepo));
+  owned.register(webhooksOwnedData(webhookMessagesRepo));
 
   // Ask AI: the calling application's provider key, read and opened per call (keys are set with the CLI's `ai-key set`).
   const ai = createAiService({
