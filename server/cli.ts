@@ -15,7 +15,7 @@ import { openVerifiedSealer } from './lib/master-key.js';
 import { startupErrorLine } from './lib/startup-error.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_TTL_MS } from './platform/read-cache.js';
-import { redisPublisher } from './realtime/fanout.js';
+import { redisPublisher } from './platform/fanout.js';
 
 /**
  * The operator CLI (the "administrative console" of the specification).

@@ -12,8 +12,8 @@ import { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { openVerifiedSealer } from './lib/master-key.js';
 import { createMetrics } from './platform/metrics.js';
-import { localFanout, redisFanout, type Fanout } from './realtime/fanout.js';
-import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
+import { localFanout, redisFanout, type Fanout } from './platform/fanout.js';
+import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
 import { createServices, type CoreDeps, type Services } from './services.js';
 
 export interface RunningServer {

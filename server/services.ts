@@ -45,7 +45,7 @@ import { createJobs } from './platform/jobs.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createOwnedDataRegistry } from './platform/owned-data.js';
 import { createConnectionAccess } from './realtime/connection-access.js';
-import { localFanout, type Fanout } from './realtime/fanout.js';
+import { localFanout, type Fanout } from './platform/fanout.js';
 import { createRealtimeHub } from './realtime/hub.js';
 import { crdtOwnedData } from './domains/crdt/owned-data.js';
 import { createCrdtRepo } from './domains/crdt/repo.js';
@@ -60,13 +60,16 @@ import { createConnectedUsers } from './domains/presence/connected-users.js';
 import { presenceOwnedData } from './domains/presence/owned-data.js';
 import { createPresenceRepo } from './domains/presence/repo.js';
 import { createPresenceService } from './domains/presence/service.js';
-import { localPresenceDirectory, type PresenceDirectory } from './realtime/presence-directory.js';
+import { localPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
+import { createDeliveryQueueRepo } from './domains/webhooks/delivery-queue-repo.js';
 import { createWebhookDispatcher } from './domains/webhooks/dispatcher.js';
+import { createWebhookEndpointsRepo } from './domains/webhooks/endpoints-repo.js';
 import { createWebhookEndpoints } from './domains/webhooks/endpoints.js';
+import { createWebhookHistoryRepo } from './domains/webhooks/history-repo.js';
 import { createWebhookHistory } from './domains/webhooks/history.js';
+import { createWebhookMessagesRepo } from './domains/webhooks/messages-repo.js';
 import { createWebhookMessages } from './domains/webhooks/messages.js';
 import { webhooksOwnedData } from './domains/webhooks/owned-data.js';
-import { createWebhooksRepo } from './domains/webhooks/repo.js';
 import { createJudgmentIndexCache } from './domains/memory/index-cache.js';
 import { memoryOwnedData, memoryUserData } from './domains/memory/owned-data.js';
 import { createJudgmentsRepo } from './domains/memory/repo.js';
@@ -229,20 +232,22 @@ export function createServices(deps: CoreDeps) {
   // (stateless messages and awareness states), and the WebSocket users of each document for Get Presence.
   const liveStateRepo = createLiveStateRepo(db);
   owned.register(liveStateOwnedData(liveStateRepo));
-  const liveStateDelivery = createLiveStateDelivery({ hub: realtime, fanout, repo: liveStateRepo, uow, log: logger });
+  const liveStateDelivery = createLiveStateDelivery({ live: realtime, fanout, repo: liveStateRepo, uow, log: logger });
   const liveState = createLiveStateService({ repo: liveStateRepo, find, uow, clock, delivery: liveStateDelivery });
   const presenceRepo = createPresenceRepo(db);
-  const presenceAwareness = createPresenceAwareness({ hub: realtime, fanout, repo: presenceRepo, uow, log: logger });
+  const presenceAwareness = createPresenceAwareness({ live: realtime, fanout, repo: presenceRepo, uow, log: logger });
   owned.register(presenceOwnedData(presenceRepo, presenceAwareness));
-  const connectedUsers = createConnectedUsers({ hub: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
+  const connectedUsers = createConnectedUsers({ live: realtime, directory: deps.presenceDirectory ?? localPresenceDirectory(), clock, log: logger });
   const presence = createPresenceService({ repo: presenceRepo, find, uow, clock, awareness: presenceAwareness, connected: connectedUsers });
 
   // Advanced webhooks: every event of an application with webhooks on becomes a message with a delivery per
   // matching endpoint (a projection, so in the event's transaction), delivered by this process's dispatcher.
   const webhookSettings = createWebhookSettings(settingsRepo);
-  const webhooksRepo = createWebhooksRepo(db);
+  const webhookEndpointsRepo = createWebhookEndpointsRepo(db);
+  const webhookMessagesRepo = createWebhookMessagesRepo(db);
   const webhookDispatcher = createWebhookDispatcher({
-    repo: webhooksRepo,
+    repo: createDeliveryQueueRepo(db),
+    messagesRepo: webhookMessagesRepo,
     uow,
     ids,
     clock,
@@ -255,7 +260,8 @@ export function createServices(deps: CoreDeps) {
     metrics,
   });
   const webhookMessages = createWebhookMessages({
-    repo: webhooksRepo,
+    repo: webhookMessagesRepo,
+    endpointsRepo: webhookEndpointsRepo,
     uow,
     ids,
     clock,
@@ -264,7 +270,7 @@ export function createServices(deps: CoreDeps) {
   });
   events.project('*', 'webhooks', webhookMessages.projection);
   const webhookEndpoints = createWebhookEndpoints({
-    repo: webhooksRepo,
+    repo: webhookEndpointsRepo,
     uow,
     ids,
     clock,
@@ -276,7 +282,7 @@ export function createServices(deps: CoreDeps) {
     log: logger,
   });
   const webhookHistory = createWebhookHistory({
-    repo: webhooksRepo,
+    repo: createWebhookHistoryRepo(db),
     uow,
     clock,
     pageTokens,
@@ -284,7 +290,7 @@ export function createServices(deps: CoreDeps) {
     apiKeyOf: (apiKeyId) => accounts.apiKeyOf(apiKeyId),
     wake: () => webhookDispatcher.wake(),
   });
-  owned.register(webhooksOwnedData(webhooksRepo));
+  owned.register(webhooksOwnedData(webhookMessagesRepo));
 
   // Ask AI: the calling application's provider key, read and opened per call (keys are set with the CLI's `ai-key set`).
   const ai = createAiService({

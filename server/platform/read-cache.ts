@@ -1,4 +1,4 @@
-import type { Fanout } from '../realtime/fanout.js';
+import type { Fanout } from './fanout.js';
 
 /**
  * Short-lived process-local copies of the rows every request reads: the

@@ -3,8 +3,8 @@ import { editorKeyOf } from '../../contract/crdt/document-name.js';
 import type { Logger } from 'pino';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { CrdtStore } from '../domains/crdt/store.js';
+import type { Fanout } from '../platform/fanout.js';
 import type { AppRealtime } from './application.js';
-import type { Fanout } from './fanout.js';
 
 /**
  * Deleted and migrated documents leave every process: once the change

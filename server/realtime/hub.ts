@@ -9,6 +9,7 @@ import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { CrdtStore } from '../domains/crdt/store.js';
 import type { SigningKeys, UserTokenClaims } from '../domains/permissions/signing-keys.js';
 import type { Clock } from '../lib/clock.js';
+import type { Fanout } from '../platform/fanout.js';
 import { recheckAccess } from './access-recheck.js';
 import { createAppRealtime, type AppRealtime } from './application.js';
 import type { ConnectionAccess } from './connection-access.js';
@@ -21,7 +22,6 @@ import {
   type RoutedContext,
 } from './connection-auth.js';
 import { createEviction } from './eviction.js';
-import type { Fanout } from './fanout.js';
 import { createRestDocuments } from './rest-documents.js';
 import { guardSocket } from './socket-guard.js';
 import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
@@ -54,9 +54,11 @@ const SHUTDOWN_SAVE_GRACE_MS = 5_000;
  * The live documents: Hocuspocus instances (one per application, created on
  * first use, see application.ts), the WebSocket endpoint that feeds them, the
  * REST operations' access to the same documents (the CRDT domain's
- * LiveDocuments), periodic access checks on every connection, and a clean
- * shutdown that saves every loaded document. Documents are loaded and saved
- * through the CRDT store.
+ * LiveDocuments), the loaded documents and connections presence and live
+ * state work on (their PresenceLiveDocuments and LiveStateLiveDocuments),
+ * periodic access checks on every connection, and a clean shutdown that
+ * saves every loaded document. Documents are loaded and saved through the
+ * CRDT store.
  */
 export function createRealtimeHub(deps: {
   options: RealtimeOptions;

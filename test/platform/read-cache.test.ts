@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createReadCache } from '../../server/platform/read-cache.js';
-import { localFanout } from '../../server/realtime/fanout.js';
+import { localFanout } from '../../server/platform/fanout.js';
 
 function cacheWith(options: { inTransaction?: () => boolean; effects?: (() => void)[] } = {}) {
   let clock = 0;

@@ -12,7 +12,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../sdk/index.js';
 import { loadConfig } from '../../server/config.js';
-import { redisFanout, type Fanout } from '../../server/realtime/fanout.js';
+import { redisFanout, type Fanout } from '../../server/platform/fanout.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { expectCollabError } from '../helpers/credentials.js';
 import { usingPostgres } from '../helpers/database.js';

@@ -15,27 +15,14 @@ function domainImportsOfRealtime(): string[] {
 
 /**
  * The real-time layer depends on the domains, never the reverse: a domain
- * that needs live documents declares what it needs (as the CRDT domain's
- * LiveDocuments does) and services.ts hands it the hub. Presence and live
- * state still name the hub, the fan-out and the presence directory by type;
- * they are listed here until they are inverted too, so that the list can
- * only shrink.
+ * that needs live documents declares what it needs (the CRDT domain's
+ * LiveDocuments, presence's PresenceLiveDocuments, live state's
+ * LiveStateLiveDocuments) and services.ts hands it the hub. Cross-process
+ * infrastructure they share with the rest of the server (the fan-out, the
+ * presence directory) lives in server/platform.
  */
-const NOT_YET_INVERTED = [
-  'server/domains/live-state/delivery.ts -> server/realtime/fanout.ts',
-  'server/domains/live-state/delivery.ts -> server/realtime/hub.ts',
-  'server/domains/presence/awareness.ts -> server/realtime/fanout.ts',
-  'server/domains/presence/awareness.ts -> server/realtime/hub.ts',
-  'server/domains/presence/connected-users.ts -> server/realtime/hub.ts',
-  'server/domains/presence/connected-users.ts -> server/realtime/presence-directory.ts',
-];
-
 describe('server/domains', () => {
-  it('imports nothing from server/realtime (type imports included) beyond the presence and live-state modules listed', () => {
-    expect(domainImportsOfRealtime()).toEqual(NOT_YET_INVERTED);
-  });
-
-  it('the CRDT domain imports nothing from server/realtime', () => {
-    expect(domainImportsOfRealtime().filter((edge) => edge.startsWith('server/domains/crdt/'))).toEqual([]);
+  it('imports nothing from server/realtime (type imports included)', () => {
+    expect(domainImportsOfRealtime()).toEqual([]);
   });
 });

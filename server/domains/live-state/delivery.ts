@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { TLiveStateEntry } from '../../../contract/live-state/schemas.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Fanout } from '../../platform/fanout.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
-import type { Fanout } from '../../realtime/fanout.js';
-import type { RealtimeHub } from '../../realtime/hub.js';
+import type { LiveStateLiveDocuments } from './live-documents.js';
 import type { LiveStateRepo, LiveStateRow } from './repo.js';
 
 /** What a client receives: the text of one Hocuspocus stateless message. */
@@ -33,18 +33,18 @@ const isLiveStateMessage = (message: unknown): message is LiveStateMessage => {
  * on other processes would get it twice). A client whose connection is set up
  * gets every stored value of its document the same way.
  */
-export function createLiveStateDelivery(deps: { hub: RealtimeHub; fanout: Fanout; repo: LiveStateRepo; uow: UnitOfWork; log: Logger }) {
-  const { hub, log } = deps;
+export function createLiveStateDelivery(deps: { live: LiveStateLiveDocuments; fanout: Fanout; repo: LiveStateRepo; uow: UnitOfWork; log: Logger }) {
+  const { live, log } = deps;
 
   deps.fanout.subscribe((message) => {
     if (!isLiveStateMessage(message)) return;
     const payload = statelessPayload(message.entry);
-    for (const { document } of hub.documentsOf(message.apiKeyId, message.organizationId, message.documentId)) {
+    for (const { document } of live.documentsOf(message.apiKeyId, message.organizationId, message.documentId)) {
       for (const connection of document.getConnections()) connection.sendStateless(payload);
     }
   });
 
-  hub.onConnected((context, connection) => {
+  live.onConnected((context, connection) => {
     const ref = { apiKeyId: context.apiKeyId, organizationId: context.key.organizationId, documentId: context.key.documentId };
     void deps.repo.list(ref).then(
       (rows) => rows.forEach((row) => connection.sendStateless(statelessPayload(toEntry(row)))),

@@ -4,9 +4,9 @@ import * as encoding from 'lib0/encoding';
 import type { Logger } from 'pino';
 import { applyAwarenessUpdate } from 'y-protocols/awareness';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Fanout } from '../../platform/fanout.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
-import type { Fanout } from '../../realtime/fanout.js';
-import type { RealtimeHub } from '../../realtime/hub.js';
+import type { PresenceLiveDocuments } from './live-documents.js';
 import type { PresenceRepo, PresenceRow } from './repo.js';
 
 /**
@@ -84,8 +84,8 @@ function encodeAwarenessUpdate(entries: { clientId: number; clock: number; state
 
 const stateChangeOf = (rows: readonly PresenceRow[]): StateChange['set'] => rows.map((row) => ({ clientId: row.clientId, state: awarenessStateOf(row) }));
 
-export function createPresenceAwareness(deps: { hub: RealtimeHub; fanout: Fanout; repo: PresenceRepo; uow: UnitOfWork; log: Logger }) {
-  const { hub, log } = deps;
+export function createPresenceAwareness(deps: { live: PresenceLiveDocuments; fanout: Fanout; repo: PresenceRepo; uow: UnitOfWork; log: Logger }) {
+  const { live, log } = deps;
   /** Per loaded document: retired client IDs and when (real ms), so their clocks can be forgotten later. */
   const retired = new WeakMap<Document, Map<number, number>>();
   let timer: NodeJS.Timeout | undefined;
@@ -107,7 +107,7 @@ export function createPresenceAwareness(deps: { hub: RealtimeHub; fanout: Fanout
   }
 
   function applyToLoaded(ref: DocumentKey, change: StateChange) {
-    for (const { document } of hub.documentsOf(ref.apiKeyId, ref.organizationId, ref.documentId)) apply(document, change);
+    for (const { document } of live.documentsOf(ref.apiKeyId, ref.organizationId, ref.documentId)) apply(document, change);
   }
 
   /** Drops the remembered clocks of client IDs retired long ago (each retirement would otherwise stay in memory while the document is loaded). */
@@ -130,7 +130,7 @@ export function createPresenceAwareness(deps: { hub: RealtimeHub; fanout: Fanout
    */
   async function renew() {
     const byApp = new Map<string, Map<string, { organizationId: string; documentId: string; documents: Document[] }>>();
-    for (const { apiKeyId, key, document } of hub.loadedDocuments()) {
+    for (const { apiKeyId, key, document } of live.loadedDocuments()) {
       forgetRetired(document);
       const docs = byApp.get(apiKeyId) ?? new Map<string, { organizationId: string; documentId: string; documents: Document[] }>();
       byApp.set(apiKeyId, docs);
@@ -170,7 +170,7 @@ export function createPresenceAwareness(deps: { hub: RealtimeHub; fanout: Fanout
     if (isPresenceMessage(message)) applyToLoaded(message, message);
   });
 
-  hub.onDocumentLoaded((apiKeyId, key, document) => {
+  live.onDocumentLoaded((apiKeyId, key, document) => {
     schedule();
     void deps.repo.list({ apiKeyId, organizationId: key.organizationId, documentId: key.documentId }).then(
       (rows) => apply(document, { set: stateChangeOf(rows), retire: [] }),
@@ -178,7 +178,7 @@ export function createPresenceAwareness(deps: { hub: RealtimeHub; fanout: Fanout
     );
   });
 
-  hub.onClose(() => {
+  live.onClose(() => {
     stopped = true;
     if (timer) clearTimeout(timer);
   });

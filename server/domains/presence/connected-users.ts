@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import type { Clock } from '../../lib/clock.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
-import type { LiveContext, RealtimeHub } from '../../realtime/hub.js';
-import type { PresenceDirectory, ReportedUser } from '../../realtime/presence-directory.js';
+import type { PresenceDirectory, ReportedUser } from '../../platform/presence-directory.js';
 import { RENEW_MS } from './awareness.js';
+import type { PresenceConnectionContext, PresenceLiveDocuments } from './live-documents.js';
 
 /** Cursor moves change awareness states many times a second: other processes see them at most this often. */
 export const AWARENESS_REPORT_MS = 1000;
@@ -33,10 +33,10 @@ function stateOf(document: Document, connection: Connection): Record<string, unk
  * there for the other processes. A document's report is written when a
  * connection is set up or closes, at most every AWARENESS_REPORT_MS while
  * awareness states change, and renewed every RENEW_MS; the directory lets it
- * expire when a process stops renewing (see presence-directory.ts).
+ * expire when a process stops renewing (see platform/presence-directory.ts).
  */
-export function createConnectedUsers(deps: { hub: RealtimeHub; directory: PresenceDirectory; clock: Clock; log: Logger }) {
-  const { hub, directory, log } = deps;
+export function createConnectedUsers(deps: { live: PresenceLiveDocuments; directory: PresenceDirectory; clock: Clock; log: Logger }) {
+  const { live, directory, log } = deps;
   /** When each connection was set up or its client's awareness state last changed (injected clock). */
   const seenAt = new WeakMap<Connection, number>();
   const pending = new Map<string, { timer: NodeJS.Timeout; due: number }>();
@@ -49,9 +49,9 @@ export function createConnectedUsers(deps: { hub: RealtimeHub; directory: Presen
   /** This process's users of the document, one entry per user: their most recently active connection. */
   function local(ref: DocumentKey): ReportedUser[] {
     const byUser = new Map<string, ReportedUser>();
-    for (const { document } of hub.documentsOf(ref.apiKeyId, ref.organizationId, ref.documentId)) {
+    for (const { document } of live.documentsOf(ref.apiKeyId, ref.organizationId, ref.documentId)) {
       for (const connection of document.getConnections()) {
-        const { user } = connection.context as LiveContext;
+        const { user } = connection.context as PresenceConnectionContext;
         const candidate = { user, state: stateOf(document, connection), lastUpdated: seenAt.get(connection) ?? 0 };
         const known = byUser.get(user.userId);
         if (!known || candidate.lastUpdated > known.lastUpdated) byUser.set(user.userId, candidate);
@@ -65,7 +65,7 @@ export function createConnectedUsers(deps: { hub: RealtimeHub; directory: Presen
     if (users.length > 0) reported.set(idOf(ref), ref);
     else reported.delete(idOf(ref));
     const sent = directory
-      .report(hub.processId, ref, users)
+      .report(live.processId, ref, users)
       .catch((error: unknown) => log.warn({ err: error }, 'reporting connected users to the presence directory failed; retrying at the next renewal'))
       .finally(() => inFlight.delete(sent));
     inFlight.add(sent);
@@ -99,14 +99,14 @@ export function createConnectedUsers(deps: { hub: RealtimeHub; directory: Presen
     renewTimer.unref();
   }
 
-  const refOf = (context: LiveContext): DocumentKey => ({ apiKeyId: context.apiKeyId, organizationId: context.key.organizationId, documentId: context.key.documentId });
+  const refOf = (context: PresenceConnectionContext): DocumentKey => ({ apiKeyId: context.apiKeyId, organizationId: context.key.organizationId, documentId: context.key.documentId });
 
-  hub.onConnected((context, connection) => {
+  live.onConnected((context, connection) => {
     seenAt.set(connection, deps.clock.nowMs());
     changed(refOf(context), 0);
   });
-  hub.onDisconnected((context) => changed(refOf(context), 0));
-  hub.onDocumentLoaded((apiKeyId, key, document) => {
+  live.onDisconnected((context) => changed(refOf(context), 0));
+  live.onDocumentLoaded((apiKeyId, key, document) => {
     document.awareness.on('change', (_changes: unknown, origin: unknown) => {
       // Clients' updates carry their socket as origin; API entries ('presence') and timeouts are no user's activity.
       const connection = document.connections.get(origin as WebSocket)?.connection;
@@ -116,14 +116,14 @@ export function createConnectedUsers(deps: { hub: RealtimeHub; directory: Presen
     });
   });
 
-  hub.onClose(async () => {
+  live.onClose(async () => {
     stopped = true;
     if (renewTimer) clearTimeout(renewTimer);
     for (const { timer } of pending.values()) clearTimeout(timer);
     pending.clear();
     await Promise.allSettled(inFlight);
     // Withdrawn at once rather than left to expire: this process's users are about to be disconnected.
-    await Promise.allSettled([...reported.values()].map((ref) => directory.report(hub.processId, ref, [])));
+    await Promise.allSettled([...reported.values()].map((ref) => directory.report(live.processId, ref, [])));
     reported.clear();
   });
 
@@ -134,7 +134,7 @@ export function createConnectedUsers(deps: { hub: RealtimeHub; directory: Presen
      */
     async of(ref: DocumentKey): Promise<ReportedUser[]> {
       const byUser = new Map<string, ReportedUser>();
-      const all = [...local(ref), ...(directory.shared ? await directory.othersOf(hub.processId, ref) : [])];
+      const all = [...local(ref), ...(directory.shared ? await directory.othersOf(live.processId, ref) : [])];
       for (const entry of all) {
         const known = byUser.get(entry.user.userId);
         if (!known || entry.lastUpdated > known.lastUpdated) byUser.set(entry.user.userId, { ...entry, state: plainState(entry.state) });

@@ -7,10 +7,11 @@ import type { Ids } from '../../lib/ids.js';
 import type { EventBus } from '../../platform/events.js';
 import type { WebhookBacklogStats, WebhookMetrics } from '../../platform/metrics.js';
 import { createConnectionPools } from './connection-pools.js';
+import type { DeliveryQueueRepo } from './delivery-queue-repo.js';
 import { createDelivery } from './delivery.js';
+import type { WebhookMessagesRepo } from './messages-repo.js';
 import { createSignedPoster } from './post-signed.js';
 import { createPump } from './pump.js';
-import type { WebhooksRepo } from './repo.js';
 import { createWebhookRetention } from './retention.js';
 
 /**
@@ -41,7 +42,9 @@ export interface WebhookDispatcher {
 }
 
 export function createWebhookDispatcher(deps: {
-  repo: WebhooksRepo;
+  repo: DeliveryQueueRepo;
+  /** For retention only. */
+  messagesRepo: WebhookMessagesRepo;
   uow: UnitOfWork;
   ids: Ids;
   clock: Clock;
@@ -59,7 +62,7 @@ export function createWebhookDispatcher(deps: {
   const pools = createConnectionPools({ perEndpoint: options.perEndpointConcurrency });
   const postSigned = createSignedPoster({ pools, clock, log, timeoutMs: options.timeoutMs, allowPrivateUrls: deps.allowPrivateUrls });
   const delivery = createDelivery({ ...deps, postSigned, leaseMs });
-  const retention = createWebhookRetention({ repo, clock, log, retentionDays: options.retentionDays });
+  const retention = createWebhookRetention({ repo: deps.messagesRepo, clock, log, retentionDays: options.retentionDays });
   const pump = createPump({ repo, clock, log, metrics: deps.metrics, delivery, options, leaseMs, afterPoll: () => retention.pruneIfDue() });
 
   let started = false;

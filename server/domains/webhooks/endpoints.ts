@@ -11,7 +11,7 @@ import type { Ids } from '../../lib/ids.js';
 import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { WebhookMessages } from './messages.js';
-import type { EndpointRecord, WebhooksRepo } from './repo.js';
+import type { EndpointRecord, WebhookEndpointsRepo } from './endpoints-repo.js';
 import { newSigningSecret } from './secrets.js';
 import type { WebhookSettings } from './settings.js';
 
@@ -31,7 +31,7 @@ function toEndpoint(record: EndpointRecord): TWebhookEndpoint {
 
 /** Advanced webhook configuration and endpoints of the calling application. */
 export function createWebhookEndpoints(deps: {
-  repo: WebhooksRepo;
+  repo: WebhookEndpointsRepo;
   uow: UnitOfWork;
   ids: Ids;
   clock: Clock;

@@ -6,13 +6,13 @@ import type { Clock } from '../../lib/clock.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
 import { withApiKey } from './messages.js';
-import type { WebhooksRepo } from './repo.js';
+import type { WebhookHistoryRepo } from './history-repo.js';
 
 type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 
 /** What was sent to an endpoint and how each try went; resending. */
 export function createWebhookHistory(deps: {
-  repo: WebhooksRepo;
+  repo: WebhookHistoryRepo;
   uow: UnitOfWork;
   clock: Clock;
   pageTokens: PageTokens;

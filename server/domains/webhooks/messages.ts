@@ -3,7 +3,8 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, Projection } from '../../platform/events.js';
-import type { EndpointFilter, WebhooksRepo } from './repo.js';
+import type { EndpointFilter, WebhookEndpointsRepo } from './endpoints-repo.js';
+import type { WebhookMessagesRepo } from './messages-repo.js';
 import type { WebhookSettings } from './settings.js';
 
 const KEYLESS_METADATA = '"metadata":{"apiKey":""';
@@ -46,7 +47,9 @@ export interface NewMessage {
  * after the commit or by its poll).
  */
 export function createWebhookMessages(deps: {
-  repo: WebhooksRepo;
+  repo: WebhookMessagesRepo;
+  /** Only for the enabled endpoints' filters. */
+  endpointsRepo: WebhookEndpointsRepo;
   uow: UnitOfWork;
   ids: Ids;
   clock: Clock;
@@ -93,7 +96,7 @@ export function createWebhookMessages(deps: {
   /** The '*' projection: every event of an application with advanced webhooks on becomes one message for the endpoints that want it. */
   const projection: Projection = async (event: DomainEvent) => {
     if (!(await deps.settings.isEnabled(event.apiKeyId))) return;
-    const endpoints = await repo.enabledEndpointFilters(event.apiKeyId);
+    const endpoints = await deps.endpointsRepo.enabledEndpointFilters(event.apiKeyId);
     const channels = eventChannels(event.organizationId, event.documentId);
     // A report about an endpoint's failures is not sent to that endpoint: it could not take it either.
     const about = event.type === EXHAUSTED_EVENT ? (event.payload as { endpointId: string }).endpointId : undefined;

@@ -1,6 +1,6 @@
 import { namesUser } from '../../platform/events-owned-data.js';
 import type { OwnedData } from '../../platform/owned-data.js';
-import type { WebhooksRepo } from './repo.js';
+import type { WebhookMessagesRepo } from './messages-repo.js';
 
 const BATCH = 500;
 
@@ -11,7 +11,7 @@ const BATCH = 500;
  * organization (their deliveries and attempts with them), and go when they
  * name an erased user.
  */
-export function webhooksOwnedData(repo: WebhooksRepo): OwnedData {
+export function webhooksOwnedData(repo: WebhookMessagesRepo): OwnedData {
   return {
     name: 'webhooks',
     models: ['WebhookMessage'],

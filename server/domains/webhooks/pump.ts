@@ -5,7 +5,7 @@ import type { WebhookConfig } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import type { WebhookMetrics } from '../../platform/metrics.js';
 import type { Claimed, Delivery, Work } from './delivery.js';
-import type { WebhooksRepo } from './repo.js';
+import type { DeliveryQueueRepo } from './delivery-queue-repo.js';
 
 /** Claim candidates looked at per free slot (other processes may take some). */
 const CANDIDATES_PER_SLOT = 2;
@@ -20,7 +20,7 @@ const CLAIM_ROUNDS = 4;
  * ended), every `pollMs`, or when a test asks (runDue).
  */
 export function createPump(deps: {
-  repo: WebhooksRepo;
+  repo: DeliveryQueueRepo;
   clock: Clock;
   log: Logger;
   metrics: WebhookMetrics;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
-import type { WebhooksRepo } from './repo.js';
+import type { WebhookMessagesRepo } from './messages-repo.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 /** Messages deleted per statement: a short write each, so other requests are not held up on SQLite. */
@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
  * dispatcher's poll (the first a minute after start), so a process that does
  * not poll (WEBHOOK_POLL_INTERVAL_MS=0) does not prune either.
  */
-export function createWebhookRetention(deps: { repo: WebhooksRepo; clock: Clock; log: Logger; retentionDays: number }) {
+export function createWebhookRetention(deps: { repo: WebhookMessagesRepo; clock: Clock; log: Logger; retentionDays: number }) {
   const { clock } = deps;
   let lastPrune = 0;
 

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { DocumentKey } from '../platform/owned-data.js';
+import type { DocumentKey } from './owned-data.js';
 
 /** A user connected over WebSocket to an editor of a document, as one process reports it. */
 export interface ReportedUser {
@@ -12,7 +12,7 @@ export interface ReportedUser {
 /**
  * Where each server process reports the users connected to it, so that Get
  * Presence on any process lists those connected to every other. Without
- * REDIS_URL there is one process (the real-time fan-out is in-process too)
+ * REDIS_URL there is one process (the fan-out, fanout.ts, is in-process too)
  * and nothing to share.
  */
 export interface PresenceDirectory {

@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 
 /**
  * Messages every server process must act on (a live-state broadcast, a
- * presence change, a document to drop): through Redis when REDIS_URL is set,
- * so clients connected to any process get them, else within this process.
+ * presence change, a document to drop, a cached credential or setting to
+ * forget): through Redis when REDIS_URL is set, so clients connected to any
+ * process get them, else within this process.
  * A message reaches every process, this one included, exactly once per process.
  */
 export interface Fanout {
