@@ -1,9 +1,15 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { tierSelection } from './test/tiers.js';
+
+// TEST_TIER picks a part of the suite (test/tiers.ts says which and why); unset, everything.
+const { include, exclude } = tierSelection(process.env.TEST_TIER);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Captures server logs and scans them for leaked credentials at the end.
+    include,
+    exclude: [...configDefaults.exclude, ...exclude],
+    // Captures server logs and scans them for leaked credentials at the end;
+    // makes the migrated template database that each test database starts from.
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
