@@ -16,7 +16,8 @@ export default defineConfig({
     // vitest's default is one worker fewer than the cores: a single worker on
     // CI's 2-core machine, with the second core mostly idle while test files
     // wait on their servers, sockets and databases. Two workers there took
-    // 10 HTTP test files from 158 s to 116 s (same tests, same results).
+    // 10 HTTP test files from 158 s to 116 s (same tests, same results; one
+    // measurement each, on a machine shared with other heavy jobs).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
