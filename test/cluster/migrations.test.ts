@@ -28,7 +28,7 @@ afterEach(async () => {
 describe.skipIf(!clusterReady)('migrations when processes start together', () => {
   it(`two processes started at once on an empty database both come up, and each migration is applied once (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const database = await createTestDatabase();
+      const database = await createTestDatabase({ empty: true });
       databases.push(database);
       const env = clusterEnv({ DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir, JOB_POLL_INTERVAL_MS: '0', WEBHOOK_POLL_INTERVAL_MS: '0' });
       const started = await Promise.allSettled([spawnServer(env), spawnServer(env)]);
@@ -59,7 +59,7 @@ describe.skipIf(!clusterReady)('a process starting while another one is still mi
   it('waits for it however long its migration takes, then comes up without applying anything again', async () => {
     // A database one migration behind, whose last migration (an index) will wait for a lock
     // the test holds, as a migration waits behind a long transaction during a rolling deploy.
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     databases.push(database);
     const all = readMigrationsList(migrationsDirFor('postgresql'));
     const last = all.migrationDirectories.at(-1)!;

@@ -1,6 +1,6 @@
 // Keeps the README's tables equal to the code they describe: the
 // configuration variables, the status of every operation, the operator CLI's
-// commands, the real-time client example, and its links.
+// commands, the real-time client example, the Node versions, and its links.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,36 @@ describe('Real-time client', () => {
   it('shows examples/realtime-client.mjs as it is', () => {
     const [shown] = codeBlocks(section('Real-time client'), 'js');
     expect(shown).toBe(readFileSync(join(ROOT, 'examples', 'realtime-client.mjs'), 'utf8'));
+  });
+});
+
+describe('Node versions', () => {
+  /** Majors and minimums ("20.19+") named after "Needs Node.js" in a section, up to its colon or link. */
+  const named = (title: string) => {
+    const text = /Needs Node\.js ([\s\S]*?)(?::|\(\[)/.exec(section(title))?.[1] ?? '';
+    const tokens = [...text.matchAll(/\b(\d+)(?:\.(\d+)\+)?/g)];
+    return {
+      majors: [...new Set(tokens.map(([, major]) => major!))],
+      minimums: tokens.filter(([, , minor]) => minor).map(([, major, minor]) => `${major}.${minor}`),
+    };
+  };
+  const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  const ranges = engines.split('||').map((range) => /^\^(\d+)\.(\d+)\.\d+$/.exec(range.trim()));
+
+  it('are those package.json accepts, with their minimums', () => {
+    expect(ranges.every(Boolean), engines).toBe(true);
+    const expected = {
+      majors: ranges.map((range) => range![1]!),
+      minimums: ranges.filter((range) => range![2] !== '0').map((range) => `${range![1]}.${range![2]}`),
+    };
+    expect(named('Quick start')).toEqual(expected);
+    expect(named('Install and run')).toEqual(expected);
+  });
+
+  it('are each tested by .ci/run: the oldest as the machine\'s Node, the others through .ci/test-on-node', () => {
+    const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+    const others = /^[^#\n]*\.ci\/test-on-node((?: \d+)+)$/m.exec(run)?.[1]?.trim().split(' ') ?? [];
+    expect([ranges[0]![1], ...others]).toEqual(ranges.map((range) => range![1]));
   });
 });
 

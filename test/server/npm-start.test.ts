@@ -30,7 +30,7 @@ function alive(pid: number): boolean {
 describe('npm start', () => {
   // What a supervisor or container runtime does: SIGTERM to the process it started, which is npm.
   it('stops the server gracefully when the npm process gets SIGTERM, releasing the port', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     const npm = spawn('npm', ['start'], {
       cwd: join(import.meta.dirname, '..', '..'),
       env: { ...process.env, PORT: '0', DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir, LOG_LEVEL: 'info' },

@@ -68,7 +68,7 @@ describe('configuration errors name the variable in one line', () => {
 describe('start-up failures', () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
   });
   afterAll(() => database?.drop());
   const env = () => ({ DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir });
@@ -102,7 +102,7 @@ describe('start-up failures', () => {
 describe('the master key is verified at start', () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
   });
   afterAll(() => database?.drop());
   const env = (key?: string) => ({ DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir, ...(key ? { COLLAB_MASTER_KEY: key } : {}) });
@@ -131,7 +131,7 @@ describe('the master key is verified at start', () => {
 
 describe('files holding secrets are owner-only', () => {
   it('the SQLite database file and the master key file are created with mode 0600', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     try {
       expect(await tryStart({ DATABASE_URL: `file:${join(database.dataDir, 'collab.db')}`, COLLAB_DATA_DIR: database.dataDir })).toBe('started');
       expect(statSync(join(database.dataDir, 'master.key')).mode & 0o777).toBe(0o600);
@@ -144,7 +144,7 @@ describe('files holding secrets are owner-only', () => {
 
 describe('the listening line', () => {
   it.each(['warn', 'error', 'silent'])('reaches stdout with LOG_LEVEL=%s', async (level) => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'server', 'main.ts')], {
       env: { ...process.env, PORT: '0', DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir, LOG_LEVEL: level },
       stdio: ['ignore', 'pipe', 'inherit'],
