@@ -33,7 +33,7 @@ export function registerNotifications(deps: {
 }) {
   const repo = createNotificationsRepo(deps.db);
   const audience = createAudience({ repo, accessRepo: deps.accessRepo, checks: deps.checks });
-  deps.owned.register(notificationsOwnedData(deps.db));
+  deps.owned.register(notificationsOwnedData(repo));
   deps.owned.addUserDataSource(notificationsUserData({ repo, usersOf: audience.usersOf }));
   registerNotificationProjection({ events: deps.events, repo, audience, ids: deps.ids });
   return createNotificationsService({ repo, accessRepo: deps.accessRepo, audience, uow: deps.uow, features: deps.features, pageTokens: deps.pageTokens, clock: deps.clock, ids: deps.ids });
