@@ -14,6 +14,11 @@ export function encodeJsonText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A user reference as a record stores it: only the fields given, in a fixed order. */
+export function userJson(user: { userId: string; name?: string | undefined; email?: string | undefined }): string {
+  return JSON.stringify({ userId: user.userId, ...(user.name !== undefined ? { name: user.name } : {}), ...(user.email !== undefined ? { email: user.email } : {}) });
+}
+
 /** The JSON text a record was decoded from, per column: kept on the record, unseen by the services. */
 const STORED = Symbol('stored JSON text');
 
