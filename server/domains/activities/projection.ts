@@ -6,7 +6,6 @@ import type { TActivityServiceConfig } from '../../../contract/workspace/schemas
 import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, Projection } from '../../platform/events.js';
 import type { ActivitiesRepo } from './repo.js';
-import { userJson } from './shapes.js';
 
 /** What a record says about an event: where, on what, by whom (when the event names no actor), and its message. */
 interface Described {
@@ -149,10 +148,10 @@ export function activityProjection(deps: {
         featureType: ACTIVITY_TRIGGERS[type][0],
         actionType: type,
         userId: actor.userId,
-        actionUser: userJson(actor),
+        actionUser: actor,
         targetEntityId: described.targetEntityId,
         template: described.template,
-        templateData: JSON.stringify({ actionUser, ...described.data }),
+        templateData: { actionUser, ...described.data },
         timestamp: BigInt(event.occurredAt),
       },
     ]);

@@ -1,10 +1,12 @@
+import type { TUserRef } from '../../../contract/common/content.js';
 import type { Db } from '../../db/client.js';
+import { userJson } from '../../db/json-columns.js';
 import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
 export type SortOrder = 'asc' | 'desc';
 
-/** An activity row as stored (see prisma/models.prisma); the service maps it to the contract's shape. */
-export interface ActivityRow {
+/** An activity record: a row (see prisma/models.prisma) with its JSON columns decoded; the service maps it to the contract's shape. */
+export interface ActivityRecord {
   apiKeyId: string;
   id: string;
   organizationId: string;
@@ -12,14 +14,24 @@ export interface ActivityRow {
   featureType: string;
   actionType: string;
   userId: string;
-  /** JSON of the acting user as given. */
-  actionUser: string;
+  /** The acting user as given. */
+  actionUser: TUserRef;
   targetEntityId: string;
   template: string;
-  /** JSON object. */
-  templateData: string;
+  templateData: Record<string, unknown>;
   timestamp: bigint;
 }
+
+/** The row as stored: the JSON columns are TEXT. */
+type ActivityRow = Omit<ActivityRecord, 'actionUser' | 'templateData'> & { actionUser: string; templateData: string };
+
+const activityRowOf = (record: ActivityRecord): ActivityRow => ({ ...record, actionUser: userJson(record.actionUser), templateData: JSON.stringify(record.templateData) });
+
+function activityFrom(row: ActivityRow): ActivityRecord {
+  return { ...row, actionUser: JSON.parse(row.actionUser) as TUserRef, templateData: JSON.parse(row.templateData) as Record<string, unknown> };
+}
+
+type ActivityChanges = Partial<Pick<ActivityRecord, 'featureType' | 'actionType' | 'userId' | 'actionUser' | 'targetEntityId' | 'template' | 'templateData'>>;
 
 export interface ActivityFilter {
   organizationId: string;
@@ -54,15 +66,28 @@ const inOrder = (order: SortOrder) => (a: ActivityRow, b: ActivityRow) => {
  */
 export function createActivitiesRepo(db: Db) {
   return {
-    async insertMany(rows: ActivityRow[]): Promise<void> {
+    /** Returns the records as stored (decoded from the text written). */
+    async insertMany(records: ActivityRecord[]): Promise<ActivityRecord[]> {
+      const rows = records.map(activityRowOf);
       await db.activity.createMany({ data: rows });
+      return rows.map(activityFrom);
     },
 
-    find: (apiKeyId: string, organizationId: string, id: string) =>
-      db.activity.findFirst({ where: { apiKeyId, organizationId, id } }),
+    find: async (apiKeyId: string, organizationId: string, id: string): Promise<ActivityRecord | null> => {
+      const row = await db.activity.findFirst({ where: { apiKeyId, organizationId, id } });
+      return row ? activityFrom(row) : null;
+    },
 
-    update: (apiKeyId: string, id: string, data: Partial<Pick<ActivityRow, 'featureType' | 'actionType' | 'userId' | 'actionUser' | 'targetEntityId' | 'template' | 'templateData'>>) =>
-      db.activity.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
+    /** Changes the given fields (undefined: left as is); returns the record as stored. */
+    update: async (apiKeyId: string, id: string, changes: ActivityChanges): Promise<ActivityRecord> => {
+      const { actionUser, templateData, ...plain } = changes;
+      const data = {
+        ...plain,
+        ...(actionUser !== undefined ? { actionUser: userJson(actionUser) } : {}),
+        templateData: templateData !== undefined ? JSON.stringify(templateData) : undefined,
+      };
+      return activityFrom(await db.activity.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }));
+    },
 
     /** Deletes those of `ids` the organization has; returns the IDs deleted. */
     async deleteMany(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<string[]> {
@@ -83,7 +108,7 @@ export function createActivitiesRepo(db: Db) {
      * read per value, up to `take` rows each, merged here. A page then costs
      * at most (values × take) index rows whatever its depth.
      */
-    async list(apiKeyId: string, filter: ActivityFilter, order: SortOrder, cursor: Cursor | undefined, take: number): Promise<ActivityRow[]> {
+    async list(apiKeyId: string, filter: ActivityFilter, order: SortOrder, cursor: Cursor | undefined, take: number): Promise<ActivityRecord[]> {
       const base = {
         apiKeyId,
         organizationId: filter.organizationId,
@@ -113,13 +138,13 @@ export function createActivitiesRepo(db: Db) {
         ...(actionType !== undefined && fanOut !== 'actionType' ? { actionType } : {}),
         ...(featureType !== undefined && fanOut !== 'featureType' ? { featureType } : {}),
       };
-      if (fanOut === undefined) return query(rest);
+      if (fanOut === undefined) return (await query(rest)).map(activityFrom);
 
       const values = [...new Set(fanOut === 'actionType' ? filter.actionTypes! : filter.featureTypes!)];
       // Sequential: on SQLite the queries share one connection anyway, and on PostgreSQL a page should hold one pooled connection, not thirty.
       const rows: ActivityRow[] = [];
       for (const value of values) rows.push(...(await query({ ...rest, [fanOut]: value })));
-      return rows.sort(inOrder(order)).slice(0, take);
+      return rows.sort(inOrder(order)).slice(0, take).map(activityFrom);
     },
 
     // ── owned data ──

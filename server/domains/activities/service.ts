@@ -11,8 +11,9 @@ import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
 import type { AccessLookups } from '../access/lookups.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
-import type { ActivitiesRepo, ActivityFilter, ActivityRow } from './repo.js';
-import { toActivity, userJson, type Caller } from './shapes.js';
+import { pageScope } from '../../lib/page-scope.js';
+import type { ActivitiesRepo, ActivityFilter, ActivityRecord } from './repo.js';
+import { toActivity, type Caller } from './shapes.js';
 
 export interface ActivityChange {
   organizationId: string;
@@ -60,7 +61,7 @@ export function createActivitiesService(deps: {
         activityIds: sortedSet(input.activityIds),
       };
       // The token is bound to the application, the filters and the order: it works only for the query that produced it.
-      const scope = JSON.stringify(['activities', app.apiKeyId, order, filter]);
+      const scope = pageScope('activities', app.apiKeyId, order, filter);
       const page = await pageTokens.page(
         scope,
         input,
@@ -77,7 +78,7 @@ export function createActivitiesService(deps: {
         await find.organization(app.apiKeyId, input.organizationId);
         await find.heldDocuments(app.apiKeyId, input.organizationId, [...new Set(input.activities.flatMap((a) => (a.documentId !== undefined ? [a.documentId] : [])))]);
         const timestamp = BigInt(deps.clock.nowMs());
-        const rows: ActivityRow[] = input.activities.map((activity) => ({
+        const records: ActivityRecord[] = input.activities.map((activity) => ({
           apiKeyId: app.apiKeyId,
           id: deps.ids.next('act'),
           organizationId: input.organizationId,
@@ -85,13 +86,13 @@ export function createActivitiesService(deps: {
           featureType: activity.featureType,
           actionType: activity.actionType,
           userId: activity.actionUser.userId,
-          actionUser: userJson(activity.actionUser),
+          actionUser: activity.actionUser,
           targetEntityId: activity.targetEntityId,
           template: activity.displayMessageTemplate,
-          templateData: JSON.stringify(activity.displayMessageTemplateData ?? {}),
+          templateData: activity.displayMessageTemplateData ?? {},
           timestamp,
         }));
-        await repo.insertMany(rows);
+        const rows = await repo.insertMany(records);
         for (const row of rows) {
           const activity = toActivity(row, '');
           await events.publish({
@@ -115,10 +116,10 @@ export function createActivitiesService(deps: {
         const updated = await repo.update(app.apiKeyId, row.id, {
           featureType: change.featureType,
           actionType: change.actionType,
-          ...(change.actionUser !== undefined ? { userId: change.actionUser.userId, actionUser: userJson(change.actionUser) } : {}),
+          ...(change.actionUser !== undefined ? { userId: change.actionUser.userId, actionUser: change.actionUser } : {}),
           targetEntityId: change.targetEntityId,
           template: change.displayMessageTemplate,
-          templateData: change.displayMessageTemplateData !== undefined ? JSON.stringify(change.displayMessageTemplateData) : undefined,
+          templateData: change.displayMessageTemplateData,
         });
         return toActivity(updated, app.apiKey);
       });

@@ -5,12 +5,12 @@ import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error
 import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
 import { builtinAgent } from './builtins.js';
-import type { AgentGroupRow, AgentsRepo } from './repo.js';
+import type { AgentGroupRecord, AgentsRepo } from './repo.js';
 import { agentLimitsOf, type AgentLimits } from './limits.js';
 
 type Caller = { apiKeyId: string };
 
-const membersOf = (row: AgentGroupRow) => JSON.parse(row.agentIds) as string[];
+const membersOf = (row: AgentGroupRecord) => row.agentIds;
 
 /** Named, ordered lists of an application's agents (built-in and custom). */
 export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids: Ids; clock: Clock; limits?: AgentLimits | undefined }) {
@@ -34,17 +34,17 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
    * from every group, but a group written at the same moment on another
    * connection may still name it.
    */
-  function toGroup(row: AgentGroupRow, exists: (id: string) => boolean): TAgentGroup {
+  function toGroup(row: AgentGroupRecord, exists: (id: string) => boolean): TAgentGroup {
     return { groupId: row.id, name: row.name, description: row.description, agentIds: membersOf(row).filter(exists) };
   }
 
-  async function find(apiKeyId: string, groupId: string): Promise<AgentGroupRow> {
+  async function find(apiKeyId: string, groupId: string): Promise<AgentGroupRecord> {
     const row = await repo.findGroup(apiKeyId, groupId);
     if (row === null) throw notFound(`no agent group ${groupId}`);
     return row;
   }
 
-  async function read(apiKeyId: string, row: AgentGroupRow): Promise<TAgentGroup> {
+  async function read(apiKeyId: string, row: AgentGroupRecord): Promise<TAgentGroup> {
     return toGroup(row, await existing(apiKeyId, membersOf(row)));
   }
 
@@ -53,12 +53,12 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
   return {
     async createGroup(app: Caller, input: { groupId?: string; name: string; description?: string; agentIds: string[] }): Promise<TAgentGroup> {
       const now = BigInt(deps.clock.nowMs());
-      const row: AgentGroupRow = {
+      const row: AgentGroupRecord = {
         apiKeyId: app.apiKeyId,
         id: input.groupId ?? deps.ids.next('agg'),
         name: input.name,
         description: input.description ?? '',
-        agentIds: JSON.stringify(input.agentIds),
+        agentIds: input.agentIds,
         createdAt: now,
         updatedAt: now,
       };
@@ -94,7 +94,7 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
         const { count } = await repo.updateGroup(app.apiKeyId, input.groupId, {
           ...(input.name === undefined ? {} : { name: input.name }),
           ...(input.description === undefined ? {} : { description: input.description }),
-          ...(input.agentIds === undefined ? {} : { agentIds: JSON.stringify(input.agentIds) }),
+          ...(input.agentIds === undefined ? {} : { agentIds: input.agentIds }),
           updatedAt: BigInt(deps.clock.nowMs()),
         });
         if (count === 0) throw notFound(`no agent group ${input.groupId}`);

@@ -1,4 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import type { Config } from './secrets.js';
 
 /** Rows of the agent tables (see prisma/models.prisma). */
 export interface AgentRow {
@@ -14,15 +15,29 @@ export interface AgentRow {
   updatedAt: bigint;
 }
 
-export interface AgentGroupRow {
+/** A group, its member list decoded. */
+export interface AgentGroupRecord {
   apiKeyId: string;
   id: string;
   name: string;
   description: string;
-  /** JSON string array. */
-  agentIds: string;
+  /** Its members in order (stored as a JSON string array). */
+  agentIds: string[];
   createdAt: bigint;
   updatedAt: bigint;
+}
+
+type AgentGroupRow = Omit<AgentGroupRecord, 'agentIds'> & { agentIds: string };
+
+const groupFrom = (row: AgentGroupRow): AgentGroupRecord => ({ ...row, agentIds: JSON.parse(row.agentIds) as string[] });
+
+/** A version's configuration (secrets sealed), stored as JSON text. */
+export interface AgentVersionRecord {
+  apiKeyId: string;
+  agentId: string;
+  version: number;
+  config: Config;
+  createdAt: bigint;
 }
 
 const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
@@ -63,9 +78,11 @@ export function createAgentsRepo(db: Db) {
     deleteAgent: (apiKeyId: string, id: string) => db.agent.deleteMany({ where: { apiKeyId, id } }),
 
     // ── versions ──
-    insertVersion: (row: { apiKeyId: string; agentId: string; version: number; config: string; createdAt: bigint }) => db.agentVersion.create({ data: row }),
-    findVersion: (apiKeyId: string, agentId: string, version: number) =>
-      db.agentVersion.findUnique({ where: { apiKeyId_agentId_version: { apiKeyId, agentId, version } } }),
+    insertVersion: (record: AgentVersionRecord) => db.agentVersion.create({ data: { ...record, config: JSON.stringify(record.config) } }),
+    findVersion: async (apiKeyId: string, agentId: string, version: number): Promise<AgentVersionRecord | null> => {
+      const row = await db.agentVersion.findUnique({ where: { apiKeyId_agentId_version: { apiKeyId, agentId, version } } });
+      return row === null ? null : { ...row, config: JSON.parse(row.config) as Config };
+    },
     /** Versions newest first, below `before` when given. */
     listVersions: (apiKeyId: string, agentId: string, before: number | undefined, take: number) =>
       db.agentVersion.findMany({
@@ -86,12 +103,17 @@ export function createAgentsRepo(db: Db) {
       }),
 
     // ── groups ──
-    insertGroup: (row: AgentGroupRow) => db.agentGroup.create({ data: row }),
-    findGroup: (apiKeyId: string, id: string) => db.agentGroup.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
-    listGroups: (apiKeyId: string) => db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation }),
+    insertGroup: (record: AgentGroupRecord) => db.agentGroup.create({ data: { ...record, agentIds: JSON.stringify(record.agentIds) } }),
+    findGroup: async (apiKeyId: string, id: string): Promise<AgentGroupRecord | null> => {
+      const row = await db.agentGroup.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } });
+      return row === null ? null : groupFrom(row);
+    },
+    listGroups: async (apiKeyId: string): Promise<AgentGroupRecord[]> => (await db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation })).map(groupFrom),
     countGroups: (apiKeyId: string) => db.agentGroup.count({ where: { apiKeyId } }),
-    updateGroup: (apiKeyId: string, id: string, data: { name?: string; description?: string; agentIds?: string; updatedAt: bigint }) =>
-      db.agentGroup.updateMany({ where: { apiKeyId, id }, data }),
+    updateGroup: (apiKeyId: string, id: string, changes: { name?: string; description?: string; agentIds?: string[]; updatedAt: bigint }) => {
+      const { agentIds, ...plain } = changes;
+      return db.agentGroup.updateMany({ where: { apiKeyId, id }, data: { ...plain, ...(agentIds === undefined ? {} : { agentIds: JSON.stringify(agentIds) }) } });
+    },
     deleteGroup: (apiKeyId: string, id: string) => db.agentGroup.deleteMany({ where: { apiKeyId, id } }),
   };
 }

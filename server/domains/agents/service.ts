@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
+import { pageScope } from '../../lib/page-scope.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from './builtins.js';
 import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from './config.js';
@@ -39,8 +40,6 @@ const summaryOfBuiltin = (agent: TBuiltinAgent): TAgentSummary => ({
   executionCount: 0,
   lastExecutedAt: null,
 });
-
-const parseConfig = (text: string) => JSON.parse(text) as Config;
 
 /** Custom and built-in agents and the versions of custom agents, per application. */
 export function createAgentsService(deps: {
@@ -81,7 +80,7 @@ export function createAgentsService(deps: {
   async function storedConfig(apiKeyId: string, agentId: string, version: number): Promise<{ config: Config; createdAt: bigint }> {
     const row = await repo.findVersion(apiKeyId, agentId, version);
     if (row === null) throw notFound(`agent ${agentId} has no version ${version}`);
-    return { config: parseConfig(row.config), createdAt: row.createdAt };
+    return { config: row.config, createdAt: row.createdAt };
   }
 
   return {
@@ -100,7 +99,7 @@ export function createAgentsService(deps: {
       if (input.groupId !== undefined) {
         const group = await repo.findGroup(app.apiKeyId, input.groupId);
         if (group === null) throw notFound(`no agent group ${input.groupId}`);
-        order = JSON.parse(group.agentIds) as string[];
+        order = group.agentIds;
       }
       const builtinRows = input.filter === 'customOnly' ? [] : (await builtins(app.apiKeyId)).map(summaryOfBuiltin);
       const customRows = input.filter === 'defaultOnly' ? [] : (await repo.listAgents(app.apiKeyId)).map(summaryOfCustom);
@@ -135,7 +134,7 @@ export function createAgentsService(deps: {
           throw failedPrecondition(`an application has at most ${maxAgents} custom agents: delete one first`);
         }
         await repo.insertAgent(row);
-        await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version: 1, config: JSON.stringify(config), createdAt: now });
+        await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version: 1, config, createdAt: now });
       });
       return { agentId: row.id, agent: toCustomAgent(row, 1, config) };
     },
@@ -180,7 +179,7 @@ export function createAgentsService(deps: {
           // Compare-and-set on the latest version: of two updates at once, the second starts over from the first's version.
           const { count } = await repo.advanceVersion(app.apiKeyId, row.id, row.latestVersion, now);
           if (count === 0) return false;
-          await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version, config: JSON.stringify(config), createdAt: now });
+          await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version, config, createdAt: now });
           return true;
         });
         if (written) return { agentId: row.id, version, agent: toCustomAgent(row, version, config) };
@@ -198,9 +197,9 @@ export function createAgentsService(deps: {
         await repo.deleteVersions(app.apiKeyId, input.agentId);
         const now = BigInt(deps.clock.nowMs());
         for (const group of await repo.listGroups(app.apiKeyId)) {
-          const members = JSON.parse(group.agentIds) as string[];
+          const members = group.agentIds;
           if (!members.includes(input.agentId)) continue;
-          await repo.updateGroup(app.apiKeyId, group.id, { agentIds: JSON.stringify(members.filter((id) => id !== input.agentId)), updatedAt: now });
+          await repo.updateGroup(app.apiKeyId, group.id, { agentIds: members.filter((id) => id !== input.agentId), updatedAt: now });
         }
       });
       return { agentId: input.agentId };
@@ -209,7 +208,7 @@ export function createAgentsService(deps: {
     async getAgentVersions(app: Caller, input: { agentId: string; pageSize?: number; pageToken?: string }) {
       const row = await customOnly(app.apiKeyId, input.agentId, 'built-in agents have no versions');
       const page = await deps.pageTokens.page(
-        JSON.stringify(['agent-versions', app.apiKeyId, row.id]),
+        pageScope('agent-versions', app.apiKeyId, row.id),
         input,
         (after, take) => repo.listVersions(app.apiKeyId, row.id, after?.at, take),
         (version) => ({ at: version.version, id: '' }),

@@ -1,6 +1,6 @@
 import { ANONYMOUS_USER, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { CommentsRepo } from './repo.js';
-import { toComment, toReaction, userRefsFrom } from './shapes.js';
+import { toComment, toReaction } from './shapes.js';
 
 /**
  * The comment tables in the owned-data registry. A document's threads,
@@ -22,13 +22,13 @@ export function commentsOwnedData(repo: CommentsRepo): OwnedData {
       const touched = await repo.threadsTouchedBy(apiKeyId, userId);
       await repo.deleteUserContent(apiKeyId, userId);
       for (const comment of await repo.commentsOfThreads(apiKeyId, touched)) {
-        const tagged = userRefsFrom(comment.taggedUsers);
+        const tagged = comment.taggedUsers;
         if (tagged.some((u) => u.userId === userId)) {
-          await repo.setTaggedUsers(apiKeyId, comment.annotationId, comment.id, JSON.stringify(tagged.filter((u) => u.userId !== userId)));
+          await repo.setTaggedUsers(apiKeyId, comment.annotationId, comment.id, tagged.filter((u) => u.userId !== userId));
         }
       }
       await repo.deleteThreadsById(apiKeyId, await repo.emptyThreads(apiKeyId, touched));
-      await repo.anonymizeThreadAuthor(apiKeyId, userId, { userId: ANONYMOUS_USER.userId, json: JSON.stringify(ANONYMOUS_USER) });
+      await repo.anonymizeThreadAuthor(apiKeyId, userId, ANONYMOUS_USER);
       await repo.unassign(apiKeyId, userId);
     },
   };

@@ -1,5 +1,9 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import type { TUserRef } from '../../../contract/common/content.js';
+import { encodeJson, encodeJsonText, withStoredJson, type StoredJson } from '../../db/json-columns.js';
 import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+
+export { differsFromStored } from '../../db/json-columns.js';
 
 /** Where a thread is: every query names the application, and thread queries the organization and document too. */
 export interface ThreadKey {
@@ -8,27 +12,38 @@ export interface ThreadKey {
   documentId: string;
 }
 
-export interface ThreadRow {
+/** The JSON columns of a thread and of a comment. */
+type ThreadJson = 'location' | 'assignedTo' | 'customList' | 'context' | 'fromUser';
+type CommentJson = 'fromUser' | 'taggedUsers';
+
+/**
+ * A thread as the service handles it: JSON columns decoded (see the
+ * decoders below). Written from validated input; read defensively, as a hand
+ * edit or an older version may have left something else in a column.
+ */
+export interface ThreadRecord extends StoredJson<ThreadJson> {
   apiKeyId: string;
   organizationId: string;
   documentId: string;
   id: string;
   locationId: string | null;
-  location: string | null;
+  /** An object (its own keys), or null; the contract's location only when it has a string locationId. */
+  location: Record<string, unknown> | null;
   status: string;
   priority: string | null;
   assignedToUserId: string | null;
-  assignedTo: string | null;
-  customList: string;
-  context: string | null;
+  assignedTo: TUserRef | null;
+  customList: string[];
+  context: Record<string, unknown> | null;
   restricted: boolean;
   fromUserId: string;
-  fromUser: string;
+  /** Null when the stored author is unreadable (the reader falls back to fromUserId). */
+  fromUser: TUserRef | null;
   createdAt: bigint;
   lastUpdated: bigint;
 }
 
-export interface CommentRow {
+export interface CommentRecord extends StoredJson<CommentJson> {
   apiKeyId: string;
   organizationId: string;
   documentId: string;
@@ -38,13 +53,13 @@ export interface CommentRow {
   text: string;
   html: string | null;
   fromUserId: string;
-  fromUser: string;
-  taggedUsers: string;
+  fromUser: TUserRef | null;
+  taggedUsers: TUserRef[];
   createdAt: bigint;
   lastUpdated: bigint;
 }
 
-export interface ReactionRow {
+export interface ReactionRecord {
   apiKeyId: string;
   organizationId: string;
   documentId: string;
@@ -53,7 +68,7 @@ export interface ReactionRow {
   id: string;
   icon: string;
   userId: string;
-  fromUser: string;
+  fromUser: TUserRef | null;
   createdAt: bigint;
 }
 
@@ -66,8 +81,124 @@ export interface MentionRow {
   userId: string;
 }
 
-export type FullComment = CommentRow & { reactions: ReactionRow[] };
-export type FullThread = ThreadRow & { comments: FullComment[] };
+export type FullComment = CommentRecord & { reactions: ReactionRecord[] };
+export type FullThread = ThreadRecord & { comments: FullComment[] };
+
+/** The thread columns a write may change, as domain values. */
+export type ThreadChanges = Partial<Omit<ThreadRecord, 'apiKeyId' | 'id'>>;
+
+// ── storage encoding ──
+// The rows as stored: JSON columns are TEXT.
+type ThreadRow = Omit<ThreadRecord, ThreadJson> & { location: string | null; assignedTo: string | null; customList: string; context: string | null; fromUser: string };
+type CommentRow = Omit<CommentRecord, CommentJson> & { fromUser: string; taggedUsers: string };
+type ReactionRow = Omit<ReactionRecord, 'fromUser'> & { fromUser: string };
+
+function parse(json: string | null): unknown {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return null;
+  }
+}
+
+/** A plain object of the stored one's own keys; `__proto__` (refused on input) is never passed on. */
+function objectFrom(value: unknown): Record<string, unknown> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '__proto__'));
+}
+
+function userRefOf(value: unknown): TUserRef | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { userId, name, email } = value as Record<string, unknown>;
+  if (typeof userId !== 'string') return null;
+  return { userId, ...(typeof name === 'string' ? { name } : {}), ...(typeof email === 'string' ? { email } : {}) };
+}
+
+function userRefFrom(json: string | null): TUserRef | null {
+  return userRefOf(parse(json));
+}
+
+function userRefsFrom(json: string): TUserRef[] {
+  const value = parse(json);
+  if (!Array.isArray(value)) return [];
+  return value.map((v) => userRefOf(parse(JSON.stringify(v)))).filter((v): v is TUserRef => v !== null);
+}
+
+function stringsFrom(json: string): string[] {
+  const value = parse(json);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+const contextFrom = (json: string | null) => objectFrom(parse(json));
+
+function threadFrom(row: ThreadRow): ThreadRecord {
+  const { location, assignedTo, customList, context, fromUser } = row;
+  return withStoredJson(
+    { ...row, location: objectFrom(parse(location)), assignedTo: userRefFrom(assignedTo), customList: stringsFrom(customList), context: contextFrom(context), fromUser: userRefFrom(fromUser) },
+    { location, assignedTo, customList, context, fromUser },
+  );
+}
+
+function threadRowOf(record: ThreadRecord): ThreadRow {
+  return {
+    apiKeyId: record.apiKeyId,
+    organizationId: record.organizationId,
+    documentId: record.documentId,
+    id: record.id,
+    locationId: record.locationId,
+    location: encodeJson(record.location),
+    status: record.status,
+    priority: record.priority,
+    assignedToUserId: record.assignedToUserId,
+    assignedTo: encodeJson(record.assignedTo),
+    customList: encodeJsonText(record.customList),
+    context: encodeJson(record.context),
+    restricted: record.restricted,
+    fromUserId: record.fromUserId,
+    fromUser: encodeJsonText(record.fromUser),
+    createdAt: record.createdAt,
+    lastUpdated: record.lastUpdated,
+  };
+}
+
+/** The columns of `changes` in storage form (only those given). */
+function threadDataOf(changes: ThreadChanges & { lastUpdated?: bigint }) {
+  const { location, assignedTo, customList, context, fromUser, ...plain } = changes;
+  return {
+    ...plain,
+    ...(location !== undefined ? { location: encodeJson(location) } : {}),
+    ...(assignedTo !== undefined ? { assignedTo: encodeJson(assignedTo) } : {}),
+    ...(customList !== undefined ? { customList: encodeJsonText(customList) } : {}),
+    ...(context !== undefined ? { context: encodeJson(context) } : {}),
+    ...(fromUser !== undefined ? { fromUser: encodeJsonText(fromUser) } : {}),
+  };
+}
+
+function commentFrom<R extends CommentRow>(row: R): Omit<R, CommentJson> & CommentRecord {
+  const { fromUser, taggedUsers } = row;
+  return withStoredJson({ ...row, fromUser: userRefFrom(fromUser), taggedUsers: userRefsFrom(taggedUsers) }, { fromUser, taggedUsers });
+}
+
+function commentRowOf(record: CommentRecord): CommentRow {
+  return {
+    apiKeyId: record.apiKeyId,
+    organizationId: record.organizationId,
+    documentId: record.documentId,
+    annotationId: record.annotationId,
+    id: record.id,
+    orderKey: record.orderKey,
+    text: record.text,
+    html: record.html,
+    fromUserId: record.fromUserId,
+    fromUser: encodeJsonText(record.fromUser),
+    taggedUsers: encodeJsonText(record.taggedUsers),
+    createdAt: record.createdAt,
+    lastUpdated: record.lastUpdated,
+  };
+}
+
+const reactionFrom = (row: ReactionRow): ReactionRecord => ({ ...row, fromUser: userRefFrom(row.fromUser) });
 
 /** IDs per `IN (…)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const ID_BATCH = 500;
@@ -106,18 +237,19 @@ export function createCommentsRepo(db: Db) {
    * nested include, whose key lists grow with the comments (a thread of 1,000
    * comments passed SQLite's parameter limit).
    */
-  async function withComments(threads: ThreadRow[]): Promise<FullThread[]> {
-    const first = threads[0];
+  async function withComments(rows: ThreadRow[]): Promise<FullThread[]> {
+    const first = rows[0];
     if (first === undefined) return [];
+    const threads = rows.map(threadFrom);
     const { apiKeyId } = first;
-    const comments: CommentRow[] = [];
-    const reactions: ReactionRow[] = [];
+    const comments: CommentRecord[] = [];
+    const reactions: ReactionRecord[] = [];
     for (const batch of chunks(threads.map((t) => t.id), ID_BATCH)) {
       const where = { apiKeyId, annotationId: { in: batch } };
-      comments.push(...(await db.comment.findMany({ where, orderBy: [{ annotationId: 'asc' }, { orderKey: 'asc' }] })));
-      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })));
+      comments.push(...(await db.comment.findMany({ where, orderBy: [{ annotationId: 'asc' }, { orderKey: 'asc' }] })).map(commentFrom));
+      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(reactionFrom));
     }
-    const reactionsOf = new Map<string, ReactionRow[]>();
+    const reactionsOf = new Map<string, ReactionRecord[]>();
     for (const r of reactions) {
       const key = JSON.stringify([r.annotationId, r.commentId]);
       const list = reactionsOf.get(key);
@@ -170,23 +302,26 @@ export function createCommentsRepo(db: Db) {
     },
 
     /** A thread's own row, without its comments. */
-    findThreadRow: (key: ThreadKey, id: string): Promise<ThreadRow | null> => db.commentAnnotation.findFirst({ where: { ...key, id } }),
+    findThreadRow: async (key: ThreadKey, id: string): Promise<ThreadRecord | null> => {
+      const row = await db.commentAnnotation.findFirst({ where: { ...key, id } });
+      return row ? threadFrom(row) : null;
+    },
 
     findComment: async (apiKeyId: string, annotationId: string, id: string): Promise<FullComment | null> => {
       const comment = await db.comment.findUnique({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } } });
       if (!comment) return null;
       const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-      return { ...comment, reactions };
+      return { ...commentFrom(comment), reactions: reactions.map(reactionFrom) };
     },
 
     /** Which of these annotation IDs the application already uses (in any document). */
     takenThreadIds: async (apiKeyId: string, ids: string[]) =>
       (await db.commentAnnotation.findMany({ where: { apiKeyId, id: { in: ids } }, select: { id: true } })).map((r) => r.id),
 
-    createThreads: (rows: ThreadRow[]) => db.commentAnnotation.createMany({ data: rows }),
+    createThreads: (records: ThreadRecord[]) => db.commentAnnotation.createMany({ data: records.map(threadRowOf) }),
 
-    updateThread: (apiKeyId: string, id: string, data: Partial<Omit<ThreadRow, 'apiKeyId' | 'id'>>) =>
-      db.commentAnnotation.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
+    updateThread: (apiKeyId: string, id: string, changes: ThreadChanges) =>
+      db.commentAnnotation.update({ where: { apiKeyId_id: { apiKeyId, id } }, data: threadDataOf(changes) }),
 
     touchThread: (apiKeyId: string, id: string, at: bigint) =>
       db.commentAnnotation.update({ where: { apiKeyId_id: { apiKeyId, id } }, data: { lastUpdated: at } }),
@@ -194,8 +329,8 @@ export function createCommentsRepo(db: Db) {
     deleteThreads: (key: ThreadKey, ids: string[]) => deleteWhere({ ...key, annotationId: { in: ids } }),
 
     /** One keyset page of threads (their own columns only), in (createdAt, id) order. */
-    listThreads: (q: ThreadQuery, after: Cursor | undefined, take: number) =>
-      db.commentAnnotation.findMany({
+    listThreads: async (q: ThreadQuery, after: Cursor | undefined, take: number): Promise<ThreadRecord[]> =>
+      (await db.commentAnnotation.findMany({
         where: {
           apiKeyId: q.apiKeyId,
           organizationId: q.organizationId,
@@ -218,7 +353,7 @@ export function createCommentsRepo(db: Db) {
         },
         orderBy: [{ createdAt: q.order }, { id: q.order }],
         take,
-      }),
+      })).map(threadFrom),
 
     /** Full threads by ID, in no particular order. */
     loadThreads: async (apiKeyId: string, ids: string[]): Promise<FullThread[]> => {
@@ -233,7 +368,7 @@ export function createCommentsRepo(db: Db) {
 
     countComments: (apiKeyId: string, annotationId: string) => db.comment.count({ where: { apiKeyId, annotationId } }),
 
-    createComments: (rows: CommentRow[]) => db.comment.createMany({ data: rows }),
+    createComments: (records: CommentRecord[]) => db.comment.createMany({ data: records.map(commentRowOf) }),
 
     createMentions: (rows: MentionRow[]) => (rows.length === 0 ? Promise.resolve({ count: 0 }) : db.commentMention.createMany({ data: rows })),
 
@@ -242,8 +377,11 @@ export function createCommentsRepo(db: Db) {
       if (rows.length > 0) await db.commentMention.createMany({ data: rows });
     },
 
-    updateComment: (apiKeyId: string, annotationId: string, id: string, data: Partial<Pick<CommentRow, 'text' | 'html' | 'taggedUsers' | 'lastUpdated'>>) =>
-      db.comment.update({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } }, data }),
+    updateComment: (apiKeyId: string, annotationId: string, id: string, changes: Partial<Pick<CommentRecord, 'text' | 'html' | 'taggedUsers' | 'lastUpdated'>>) => {
+      const { taggedUsers, ...plain } = changes;
+      const data = { ...plain, ...(taggedUsers !== undefined ? { taggedUsers: encodeJsonText(taggedUsers) } : {}) };
+      return db.comment.update({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } }, data });
+    },
 
     deleteComments: async (apiKeyId: string, annotationId: string, ids: string[]) => {
       const where = { apiKeyId, annotationId, commentId: { in: ids } };
@@ -253,12 +391,19 @@ export function createCommentsRepo(db: Db) {
     },
 
     // ── reactions ──
-    createReaction: (row: ReactionRow) => db.commentReaction.create({ data: row }),
+    /** Returns the reaction as stored. */
+    createReaction: async (record: Omit<ReactionRecord, 'fromUser'> & { fromUser: TUserRef }): Promise<ReactionRecord> => {
+      const row: ReactionRow = { ...record, fromUser: encodeJsonText(record.fromUser) };
+      await db.commentReaction.create({ data: row });
+      return reactionFrom(row);
+    },
 
-    findReaction: (apiKeyId: string, annotationId: string, commentId: string, userId: string, icon: string) =>
-      db.commentReaction.findUnique({
+    findReaction: async (apiKeyId: string, annotationId: string, commentId: string, userId: string, icon: string): Promise<ReactionRecord | null> => {
+      const row = await db.commentReaction.findUnique({
         where: { apiKeyId_annotationId_commentId_userId_icon: { apiKeyId, annotationId, commentId, userId, icon } },
-      }),
+      });
+      return row ? reactionFrom(row) : null;
+    },
 
     deleteReaction: (apiKeyId: string, id: string) => db.commentReaction.delete({ where: { apiKeyId_id: { apiKeyId, id } } }),
 
@@ -293,7 +438,7 @@ export function createCommentsRepo(db: Db) {
     async restrictedThreads(key: { apiKeyId: string; organizationId: string }, documentIds: string[], userId: string, statusIds: string[] | undefined) {
       const { sql, params } = countSql(db, key, documentIds, userId, statusIds, 'restricted');
       const rows = await db.$queryRawUnsafe<{ documentId: string; context: string | null; unread: number | bigint | boolean }[]>(sql, ...params);
-      return rows.map((r) => ({ documentId: r.documentId, context: r.context, unread: Number(r.unread) === 1 || r.unread === true }));
+      return rows.map((r) => ({ documentId: r.documentId, context: contextFrom(r.context), unread: Number(r.unread) === 1 || r.unread === true }));
     },
 
     // ── owned data ──
@@ -351,27 +496,28 @@ export function createCommentsRepo(db: Db) {
       for (const batch of chunks(ids, ID_BATCH)) await deleteWhere({ apiKeyId, annotationId: { in: batch } });
     },
 
-    async commentsOfThreads(apiKeyId: string, ids: string[]) {
-      const rows: { annotationId: string; id: string; taggedUsers: string }[] = [];
+    async commentsOfThreads(apiKeyId: string, ids: string[]): Promise<{ annotationId: string; id: string; taggedUsers: TUserRef[] }[]> {
+      const rows: { annotationId: string; id: string; taggedUsers: TUserRef[] }[] = [];
       for (const batch of chunks(ids, ID_BATCH)) {
-        rows.push(...(await db.comment.findMany({ where: { apiKeyId, annotationId: { in: batch } }, select: { annotationId: true, id: true, taggedUsers: true } })));
+        const found = await db.comment.findMany({ where: { apiKeyId, annotationId: { in: batch } }, select: { annotationId: true, id: true, taggedUsers: true } });
+        rows.push(...found.map((r) => ({ annotationId: r.annotationId, id: r.id, taggedUsers: userRefsFrom(r.taggedUsers) })));
       }
       return rows;
     },
 
-    setTaggedUsers: (apiKeyId: string, annotationId: string, id: string, taggedUsers: string) =>
-      db.comment.update({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } }, data: { taggedUsers } }),
+    setTaggedUsers: (apiKeyId: string, annotationId: string, id: string, taggedUsers: TUserRef[]) =>
+      db.comment.update({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } }, data: { taggedUsers: encodeJsonText(taggedUsers) } }),
 
-    anonymizeThreadAuthor: (apiKeyId: string, userId: string, anonymous: { userId: string; json: string }) =>
-      db.commentAnnotation.updateMany({ where: { apiKeyId, fromUserId: userId }, data: { fromUserId: anonymous.userId, fromUser: anonymous.json } }),
+    anonymizeThreadAuthor: (apiKeyId: string, userId: string, anonymous: TUserRef) =>
+      db.commentAnnotation.updateMany({ where: { apiKeyId, fromUserId: userId }, data: { fromUserId: anonymous.userId, fromUser: encodeJsonText(anonymous) } }),
 
     unassign: (apiKeyId: string, userId: string) =>
       db.commentAnnotation.updateMany({ where: { apiKeyId, assignedToUserId: userId }, data: { assignedToUserId: null, assignedTo: null } }),
 
     // ── user data ──
     /** Comments a user wrote or is mentioned in, in one organization, in (createdAt, orderKey) order. */
-    userComments: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
-      db.comment.findMany({
+    userComments: async (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number): Promise<FullComment[]> =>
+      (await db.comment.findMany({
         where: {
           apiKeyId,
           organizationId,
@@ -380,15 +526,15 @@ export function createCommentsRepo(db: Db) {
         include: { reactions: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
         orderBy: [{ createdAt: 'asc' }, { orderKey: 'asc' }],
         take,
-      }),
+      })).map(({ reactions, ...comment }) => ({ ...commentFrom(comment), reactions: reactions.map(reactionFrom) })),
 
     /** Reactions a user made, in one organization, in (createdAt, id) order. */
-    userReactions: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
-      db.commentReaction.findMany({
+    userReactions: async (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number): Promise<ReactionRecord[]> =>
+      (await db.commentReaction.findMany({
         where: { apiKeyId, organizationId, userId, ...afterCursor(after, 'asc') },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         take,
-      }),
+      })).map(reactionFrom),
   };
 }
 

@@ -19,14 +19,15 @@ import type { Clock } from '../../lib/clock.js';
 import { idMap } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { Cursor, PageTokens } from '../../lib/page-token.js';
+import { pageScope } from '../../lib/page-scope.js';
 import type { EventBus } from '../../platform/events.js';
 import { contextVisible, type AccessChecks } from '../access/checks.js';
 import type { EnsureHeldDocument } from '../access/open-document.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UsersRepo } from '../access/repos/users.js';
-import type { CommentRow, CommentsRepo, FullThread, MentionRow, ThreadKey, ThreadRow } from './repo.js';
-import { contextFrom, toAnnotation, toComment, toReaction, userRefFrom } from './shapes.js';
+import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { toAnnotation, toComment, toReaction } from './shapes.js';
 
 type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
 
@@ -53,8 +54,6 @@ const byCreation = (row: { createdAt: bigint; id: string }): Cursor => ({ at: Nu
 
 /** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
 const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
-
-const json = (value: unknown) => JSON.stringify(value);
 
 /**
  * Comment threads, comments and reactions: the rules of the write side and
@@ -100,7 +99,7 @@ export function createCommentsService(deps: CommentsDeps) {
   }
 
   /** The thread's own row, locked for the write (see repo.lockThreads): for writes that do not need its comments. */
-  async function threadRowOrThrow(key: ThreadKey, annotationId: string): Promise<ThreadRow> {
+  async function threadRowOrThrow(key: ThreadKey, annotationId: string): Promise<ThreadRecord> {
     await repo.lockThreads(key, [annotationId]);
     const thread = await repo.findThreadRow(key, annotationId);
     if (!thread) throw notFound(`comment annotation ${annotationId} does not exist in document ${key.documentId}`);
@@ -134,7 +133,7 @@ export function createCommentsService(deps: CommentsDeps) {
     return comment;
   };
 
-  function commentRow(key: ThreadKey, annotationId: string, input: { commentId?: string; commentText: string; commentHtml?: string | null }, author: TUserRef, mentions: TUserRef[], at: bigint): CommentRow {
+  function commentRow(key: ThreadKey, annotationId: string, input: { commentId?: string; commentText: string; commentHtml?: string | null }, author: TUserRef, mentions: TUserRef[], at: bigint): CommentRecord {
     return {
       ...key,
       annotationId,
@@ -143,8 +142,8 @@ export function createCommentsService(deps: CommentsDeps) {
       text: input.commentText,
       html: input.commentHtml ?? null,
       fromUserId: author.userId,
-      fromUser: json(author),
-      taggedUsers: json(mentions),
+      fromUser: author,
+      taggedUsers: mentions,
       createdAt: at,
       lastUpdated: at,
     };
@@ -183,8 +182,8 @@ export function createCommentsService(deps: CommentsDeps) {
           input.commentAnnotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
         );
         const at = BigInt(clock.nowMs());
-        const threads: ThreadRow[] = [];
-        const comments: CommentRow[] = [];
+        const threads: ThreadRecord[] = [];
+        const comments: CommentRecord[] = [];
         const mentions: MentionRow[] = [];
         const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
         for (const a of input.commentAnnotations) {
@@ -195,16 +194,16 @@ export function createCommentsService(deps: CommentsDeps) {
             ...key,
             id,
             locationId: a.location?.locationId ?? null,
-            location: a.location ? json(a.location) : null,
+            location: a.location ?? null,
             status: a.status ?? 'open',
             priority: a.priority ?? null,
             assignedToUserId: assignedTo?.userId ?? null,
-            assignedTo: assignedTo ? json(assignedTo) : null,
-            customList: json(a.customList ?? []),
-            context: a.context ? json(a.context) : null,
+            assignedTo,
+            customList: a.customList ?? [],
+            context: a.context ?? null,
             restricted: restricts(a.context),
             fromUserId: from.userId,
-            fromUser: json(from),
+            fromUser: from,
             createdAt: at,
             lastUpdated: at,
           });
@@ -244,7 +243,7 @@ export function createCommentsService(deps: CommentsDeps) {
         fields = await readable(app, input.organizationId, documentIds, input.userId);
         documentIds = documentIds.filter((id) => fields!.has(id));
       }
-      const visible = (row: ThreadRow) => fields === undefined || !row.restricted || contextVisible(contextFrom(row.context), fields.get(row.documentId) ?? []);
+      const visible = (row: ThreadRecord) => fields === undefined || !row.restricted || contextVisible(row.context, fields.get(row.documentId) ?? []);
       const order = input.order ?? 'desc';
       const query = {
         apiKeyId: app.apiKeyId,
@@ -257,14 +256,14 @@ export function createCommentsService(deps: CommentsDeps) {
         order,
       };
       const { pageSize: _size, pageToken: _token, ...filters } = input;
-      const scope = json(['commentAnnotations', app.apiKeyId, filters, order]);
+      const scope = pageScope('commentAnnotations', app.apiKeyId, filters, order);
       const page = await pageTokens.page(
         scope,
         input,
         async (after, take) => {
           if (documentIds.length === 0) return [];
           // Threads the user may not see are skipped: keep reading until the page is full or the list ends.
-          const out: ThreadRow[] = [];
+          const out: ThreadRecord[] = [];
           for (let cursor = after; ; ) {
             const rows = await repo.listThreads(query, cursor, take);
             for (const row of rows) if (visible(row) && out.length < take) out.push(row);
@@ -293,22 +292,19 @@ export function createCommentsService(deps: CommentsDeps) {
         const changed: FullThread[] = [];
         for (const id of input.annotationIds) {
           const row = rows.get(id)!;
-          const data: Partial<ThreadRow> = {};
+          const data: ThreadChanges = {};
           if (changes.status !== undefined && changes.status !== row.status) data.status = changes.status;
           if (changes.priority !== undefined && changes.priority !== row.priority) data.priority = changes.priority;
           if (changes.assignedTo !== undefined) {
             const next = changes.assignedTo === null ? null : user(changes.assignedTo);
-            const stored = next === null ? null : json(next);
-            if (stored !== row.assignedTo) Object.assign(data, { assignedTo: stored, assignedToUserId: next?.userId ?? null });
+            if (differsFromStored(row, 'assignedTo', next)) Object.assign(data, { assignedTo: next, assignedToUserId: next?.userId ?? null });
           }
-          if (changes.customList !== undefined && json(changes.customList) !== row.customList) data.customList = json(changes.customList);
+          if (changes.customList !== undefined && differsFromStored(row, 'customList', changes.customList)) data.customList = changes.customList;
           if (changes.context !== undefined) {
-            const stored = changes.context === null ? null : json(changes.context);
-            if (stored !== row.context) Object.assign(data, { context: stored, restricted: restricts(changes.context) });
+            if (differsFromStored(row, 'context', changes.context)) Object.assign(data, { context: changes.context, restricted: restricts(changes.context) });
           }
           if (changes.location !== undefined) {
-            const stored = changes.location === null ? null : json(changes.location);
-            if (stored !== row.location) Object.assign(data, { location: stored, locationId: changes.location?.locationId ?? null });
+            if (differsFromStored(row, 'location', changes.location)) Object.assign(data, { location: changes.location, locationId: changes.location?.locationId ?? null });
           }
           if (Object.keys(data).length === 0) continue;
           await repo.updateThread(app.apiKeyId, id, { ...data, lastUpdated: at });
@@ -330,7 +326,7 @@ export function createCommentsService(deps: CommentsDeps) {
           if ((annotation.assignedTo?.userId ?? null) !== before.assignedToUserId) {
             await publish(app, 'comment_annotation.assign', annotation, actor, {
               annotation,
-              previousAssignee: userRefFrom(before.assignedTo),
+              previousAssignee: before.assignedTo,
               assignedTo: annotation.assignedTo,
             });
           }
@@ -374,7 +370,7 @@ export function createCommentsService(deps: CommentsDeps) {
         counts[row.documentId] = { total: row.total, unread: row.unread };
       }
       for (const row of await repo.restrictedThreads(scope, documentIds, input.userId, input.statusIds)) {
-        if (!contextVisible(contextFrom(row.context), fields.get(row.documentId) ?? [])) continue;
+        if (!contextVisible(row.context, fields.get(row.documentId) ?? [])) continue;
         const count = counts[row.documentId]!;
         count.total += 1;
         if (row.unread) count.unread += 1;
@@ -395,7 +391,7 @@ export function createCommentsService(deps: CommentsDeps) {
         }
         const user = await userResolver(app.apiKeyId, input.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])]));
         const at = BigInt(clock.nowMs());
-        const rows: CommentRow[] = [];
+        const rows: CommentRecord[] = [];
         const mentions: MentionRow[] = [];
         const authors = new Map<string, TUserRef>();
         for (const c of input.commentData) {
@@ -432,13 +428,13 @@ export function createCommentsService(deps: CommentsDeps) {
         const changes = input.updatedData;
         const user = await userResolver(app.apiKeyId, [input.actionUser, ...(changes.taggedUserContacts ?? [])]);
         const at = BigInt(clock.nowMs());
-        const data: { text?: string; html?: string | null; taggedUsers?: string } = {};
+        const data: { text?: string; html?: string | null; taggedUsers?: TUserRef[] } = {};
         if (changes.commentText !== undefined && changes.commentText !== before.text) data.text = changes.commentText;
         if (changes.commentHtml !== undefined && changes.commentHtml !== before.html) data.html = changes.commentHtml;
         let tagged: TUserRef[] | undefined;
         if (changes.taggedUserContacts !== undefined) {
           tagged = changes.taggedUserContacts.map(user);
-          if (json(tagged) !== before.taggedUsers) data.taggedUsers = json(tagged);
+          if (differsFromStored(before, 'taggedUsers', tagged)) data.taggedUsers = tagged;
           else tagged = undefined;
         }
         if (Object.keys(data).length === 0) return toComment(before);
@@ -491,17 +487,17 @@ export function createCommentsService(deps: CommentsDeps) {
         const what = `reaction ${input.icon} of user ${from.userId} on comment ${input.commentId}`;
         if (await repo.findReaction(app.apiKeyId, input.annotationId, input.commentId, from.userId, input.icon)) throw alreadyExists(`${what} already exists`);
         const at = BigInt(clock.nowMs());
-        const row = {
+        const stored = {
           ...key,
           annotationId: input.annotationId,
           commentId: input.commentId,
           id: ids.next('rct'),
           icon: input.icon,
           userId: from.userId,
-          fromUser: json(from),
+          fromUser: from,
           createdAt: at,
         };
-        await createdOnce(what, () => repo.createReaction(row));
+        const row = await createdOnce(what, () => repo.createReaction(stored));
         await repo.touchThread(app.apiKeyId, input.annotationId, at);
         const annotation = await reloaded(app.apiKeyId, input.annotationId);
         const reaction = toReaction(row);

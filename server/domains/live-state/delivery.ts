@@ -4,15 +4,15 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Fanout } from '../../platform/fanout.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
 import type { LiveStateLiveDocuments } from './live-documents.js';
-import type { LiveStateRepo, LiveStateRow } from './repo.js';
+import type { LiveStateRecord, LiveStateRepo } from './repo.js';
 
 /** What a client receives: the text of one Hocuspocus stateless message. */
 export function statelessPayload(entry: TLiveStateEntry): string {
   return JSON.stringify({ type: 'livestate', liveStateDataId: entry.liveStateDataId, data: entry.data, lastUpdated: entry.lastUpdated });
 }
 
-export function toEntry(row: LiveStateRow): TLiveStateEntry {
-  return { liveStateDataId: row.liveStateDataId, data: JSON.parse(row.data) as TLiveStateEntry['data'], lastUpdated: Number(row.updatedAt) };
+export function toEntry(row: LiveStateRecord): TLiveStateEntry {
+  return { liveStateDataId: row.liveStateDataId, data: row.data, lastUpdated: Number(row.updatedAt) };
 }
 
 interface LiveStateMessage extends DocumentKey {

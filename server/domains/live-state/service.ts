@@ -33,13 +33,13 @@ export function createLiveStateService(deps: { repo: LiveStateRepo; find: Pick<A
       await find.organization(ref.apiKeyId, ref.organizationId);
       await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
       const stored = await repo.findForUpdate(ref, input.liveStateDataId);
-      const previous = stored ? (JSON.parse(stored.data) as unknown) : undefined;
+      const previous: unknown = stored?.data;
       const data = input.merge === true && isObject(previous) && isObject(input.data) ? { ...previous, ...input.data } : input.data;
       // Strictly increasing per entry, so clients can order two deliveries that crossed between processes.
       const now = BigInt(deps.clock.nowMs());
       const updatedAt = stored && stored.updatedAt >= now ? stored.updatedAt + 1n : now;
-      const row = { liveStateDataId: input.liveStateDataId, data: JSON.stringify(data), updatedAt };
-      await (stored ? repo.update(ref, row) : repo.create(ref, row));
+      const record = { liveStateDataId: input.liveStateDataId, data, updatedAt };
+      const row = await (stored ? repo.update(ref, record) : repo.create(ref, record));
       const entry = toEntry(row);
       deps.delivery.publishAfterCommit(ref, entry);
       return entry;

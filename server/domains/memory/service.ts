@@ -9,6 +9,7 @@ import { idMapOf } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { JudgmentIndexCache } from './index-cache.js';
+import { pageScope } from '../../lib/page-scope.js';
 import type { JudgmentFilters, JudgmentRow, JudgmentsRepo } from './repo.js';
 import { judgmentRow, toJudgment } from './shapes.js';
 import { suggestFromHits, type SuggestResult } from './suggest.js';
@@ -55,7 +56,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
 
     async getJudgments(app: App, input: JudgmentFilters & { pageSize?: number; pageToken?: string }) {
       const filters: JudgmentFilters = { organizationId: input.organizationId, documentId: input.documentId, reviewerId: input.reviewerId, decision: input.decision };
-      const scope = JSON.stringify(['judgments', app.apiKeyId, filters.organizationId ?? null, filters.documentId ?? null, filters.reviewerId ?? null, filters.decision ?? null]);
+      const scope = pageScope('judgments', app.apiKeyId, filters.organizationId ?? null, filters.documentId ?? null, filters.reviewerId ?? null, filters.decision ?? null);
       const page = await pageTokens.page(scope, input, (after, take) => repo.list(app.apiKeyId, filters, after, take), byDecision);
       return { items: page.items.map(toJudgment), pageToken: page.pageToken };
     },

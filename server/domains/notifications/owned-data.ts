@@ -1,5 +1,4 @@
 import type { TNotification } from '../../../contract/notifications/schemas.js';
-import type { Db } from '../../db/client.js';
 import { ANONYMOUS_USER, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { NotificationsRepo } from './repo.js';
 import { recipientsByNotification, toNotification, userRefOf } from './shapes.js';
@@ -61,46 +60,20 @@ function takeAuthoredText(value: unknown, userId: string, found: { texts: Set<st
  * name as a template value becomes `Anonymous`, and the text of comments they
  * wrote is blanked (the thread snapshot, and the body when it quotes one).
  */
-export function notificationsOwnedData(db: Db): OwnedData {
+export function notificationsOwnedData(repo: NotificationsRepo): OwnedData {
   return {
     name: 'notifications',
     models: ['Notification', 'NotificationRecipient', 'NotificationConfig', 'NotificationDefaultConfig'],
-    async moveDocument(from, to) {
-      const where = { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId };
-      await db.notification.updateMany({ where, data: { documentId: to } });
-      await db.notificationRecipient.updateMany({ where, data: { documentId: to } });
-      await db.notificationConfig.updateMany({ where, data: { documentId: to } });
-    },
-    async deleteDocuments({ apiKeyId, organizationId, documentIds }) {
-      const where = { apiKeyId, organizationId, documentId: { in: [...documentIds] } };
-      await db.notification.deleteMany({ where });
-      await db.notificationConfig.deleteMany({ where });
-    },
-    async deleteOrganization({ apiKeyId, organizationId }) {
-      await db.notification.deleteMany({ where: { apiKeyId, organizationId } });
-      await db.notificationConfig.deleteMany({ where: { apiKeyId, organizationId } });
-      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, organizationId } });
-    },
+    moveDocument: (from, to) => repo.moveDocument(from, to),
+    deleteDocuments: ({ apiKeyId, organizationId, documentIds }) => repo.deleteDocuments(apiKeyId, organizationId, documentIds),
+    deleteOrganization: ({ apiKeyId, organizationId }) => repo.deleteOrganization(apiKeyId, organizationId),
     async eraseUser({ apiKeyId, userId }) {
-      await db.notificationRecipient.deleteMany({ where: { apiKeyId, userId } });
-      await db.notificationConfig.deleteMany({ where: { apiKeyId, userId } });
-      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, userId } });
-      await db.notification.deleteMany({ where: { apiKeyId, actionUserId: userId } });
-      // The text search only narrows the candidates; anonymize() decides on the parsed JSON.
-      // An ID whose JSON form has a backslash is not searched for (LIKE reads backslashes as
-      // escapes on PostgreSQL, so it could miss): then every notification is a candidate.
-      const marker = `"userId":${JSON.stringify(userId)}`;
-      const candidates = marker.includes('\\') ? {} : { OR: [{ sourceData: { contains: marker } }, { headlineData: { contains: marker } }] };
+      await repo.deleteUserRows(apiKeyId, userId);
       for (let after = ''; ; ) {
-        const rows = await db.notification.findMany({
-          where: { apiKeyId, id: { gt: after }, ...candidates },
-          orderBy: { id: 'asc' },
-          take: SCRUB_BATCH,
-          select: { id: true, sourceData: true, headlineData: true, bodyMessage: true },
-        });
+        // The repo narrows the candidates by their stored text; anonymize() decides on the decoded values.
+        const rows = await repo.mayMention(apiKeyId, userId, after, SCRUB_BATCH);
         for (const row of rows) {
-          const sourceData = JSON.parse(row.sourceData) as unknown;
-          const headlineData = JSON.parse(row.headlineData) as Record<string, unknown>;
+          const { sourceData, headlineData } = row;
           const found = { texts: new Set<string>(), names: new Set<string>() };
           takeAuthoredText(sourceData, userId, found);
           takeAuthoredText(headlineData, userId, found);
@@ -111,10 +84,7 @@ export function notificationsOwnedData(db: Db): OwnedData {
               if (typeof value === 'string' && found.names.has(value)) headlineData[key] = ANONYMOUS_USER.name;
             }
             const bodyMessage = row.bodyMessage !== null && found.texts.has(row.bodyMessage) ? null : row.bodyMessage;
-            await db.notification.update({
-              where: { apiKeyId_id: { apiKeyId, id: row.id } },
-              data: { sourceData: JSON.stringify(sourceData), headlineData: JSON.stringify(headlineData), bodyMessage },
-            });
+            await repo.rewriteContent(apiKeyId, { id: row.id, sourceData, headlineData, bodyMessage });
           }
         }
         if (rows.length < SCRUB_BATCH) break;

@@ -39,7 +39,7 @@ export function registerNotifications(deps: {
 }) {
   const repo = createNotificationsRepo(deps.db);
   const audience = createAudience({ repo, users: deps.users, checks: deps.checks });
-  deps.owned.register(notificationsOwnedData(deps.db));
+  deps.owned.register(notificationsOwnedData(repo));
   deps.owned.addUserDataSource(notificationsUserData({ repo, usersOf: audience.usersOf }));
   registerNotificationProjection({ events: deps.events, repo, audience, ids: deps.ids });
   return createNotificationsService({

@@ -1,12 +1,21 @@
+import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotificationLevel } from '../../../contract/notifications/schemas.js';
 import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
 import type { Cursor } from '../../lib/page-token.js';
 
-export type NotificationRow = Notification;
 export type RecipientRow = NotificationRecipient;
 export type SortOrder = 'asc' | 'desc';
+
+/** A stored notification with its JSON columns decoded (each read decodes afresh: callers may not share the objects). */
+export type NotificationRecord = Omit<Notification, 'sourceData' | 'actionUser' | 'headlineData'> & {
+  /** The thread as it was (comment notifications) or the application's data (custom ones). */
+  sourceData: Record<string, unknown>;
+  /** Undefined when the column is NULL (no acting user). */
+  actionUser: TUserRef | undefined;
+  headlineData: Record<string, unknown>;
+};
 
 export interface NewNotification {
   apiKeyId: string;
@@ -15,14 +24,31 @@ export interface NewNotification {
   documentId: string | null;
   locationId: string | null;
   source: string;
-  sourceData: string;
+  sourceData: Record<string, unknown>;
   eventId: string | null;
   actionUserId: string | null;
-  actionUser: string | null;
+  actionUser: TUserRef | null;
   headlineTemplate: string;
-  headlineData: string;
+  headlineData: Record<string, unknown>;
   bodyMessage: string | null;
   timestamp: number;
+}
+
+/** What erasure rewrites of a notification. */
+export interface NotificationContent {
+  id: string;
+  sourceData: unknown;
+  headlineData: Record<string, unknown>;
+  bodyMessage: string | null;
+}
+
+function notificationFrom(row: Notification): NotificationRecord {
+  return {
+    ...row,
+    sourceData: JSON.parse(row.sourceData) as Record<string, unknown>,
+    actionUser: row.actionUser === null ? undefined : (JSON.parse(row.actionUser) as TUserRef),
+    headlineData: JSON.parse(row.headlineData) as Record<string, unknown>,
+  };
 }
 
 export interface NewRecipient {
@@ -71,11 +97,73 @@ const ordered = (order: SortOrder, idField: 'id' | 'notificationId') => [{ times
 
 export function createNotificationsRepo(db: Db) {
   return {
+    // ── owned data ──
+    async moveDocument(from: { apiKeyId: string; organizationId: string; documentId: string }, to: string): Promise<void> {
+      const where = { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId };
+      await db.notification.updateMany({ where, data: { documentId: to } });
+      await db.notificationRecipient.updateMany({ where, data: { documentId: to } });
+      await db.notificationConfig.updateMany({ where, data: { documentId: to } });
+    },
+    async deleteDocuments(apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<void> {
+      const where = { apiKeyId, organizationId, documentId: { in: [...documentIds] } };
+      await db.notification.deleteMany({ where });
+      await db.notificationConfig.deleteMany({ where });
+    },
+    async deleteOrganization(apiKeyId: string, organizationId: string): Promise<void> {
+      await db.notification.deleteMany({ where: { apiKeyId, organizationId } });
+      await db.notificationConfig.deleteMany({ where: { apiKeyId, organizationId } });
+      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, organizationId } });
+    },
+    /** Erasure's deletes: the user's recipient rows, configs, and the notifications they caused. */
+    async deleteUserRows(apiKeyId: string, userId: string): Promise<void> {
+      await db.notificationRecipient.deleteMany({ where: { apiKeyId, userId } });
+      await db.notificationConfig.deleteMany({ where: { apiKeyId, userId } });
+      await db.notificationDefaultConfig.deleteMany({ where: { apiKeyId, userId } });
+      await db.notification.deleteMany({ where: { apiKeyId, actionUserId: userId } });
+    },
+    /**
+     * The next `take` notifications by ID after `after` whose stored JSON may
+     * hold a user object of `userId`, decoded. The text search only narrows
+     * the candidates; the caller decides on the decoded values. An ID whose
+     * JSON form has a backslash is not searched for (LIKE reads backslashes
+     * as escapes on PostgreSQL, so it could miss): then every notification is
+     * a candidate.
+     */
+    async mayMention(apiKeyId: string, userId: string, after: string, take: number): Promise<NotificationContent[]> {
+      const marker = `"userId":${JSON.stringify(userId)}`;
+      const candidates = marker.includes('\\') ? {} : { OR: [{ sourceData: { contains: marker } }, { headlineData: { contains: marker } }] };
+      const rows = await db.notification.findMany({
+        where: { apiKeyId, id: { gt: after }, ...candidates },
+        orderBy: { id: 'asc' },
+        take,
+        select: { id: true, sourceData: true, headlineData: true, bodyMessage: true },
+      });
+      return rows.map((row) => ({
+        id: row.id,
+        sourceData: JSON.parse(row.sourceData) as unknown,
+        headlineData: JSON.parse(row.headlineData) as Record<string, unknown>,
+        bodyMessage: row.bodyMessage,
+      }));
+    },
+    rewriteContent: (apiKeyId: string, content: NotificationContent) =>
+      db.notification.update({
+        where: { apiKeyId_id: { apiKeyId, id: content.id } },
+        data: { sourceData: JSON.stringify(content.sourceData), headlineData: JSON.stringify(content.headlineData), bodyMessage: content.bodyMessage },
+      }),
+
     // ── notifications ──
 
     /** One notification and a row per recipient (inside the caller's unit of work). */
     async insert(row: NewNotification, recipients: readonly NewRecipient[]): Promise<void> {
-      await db.notification.create({ data: { ...row, timestamp: BigInt(row.timestamp) } });
+      await db.notification.create({
+        data: {
+          ...row,
+          sourceData: JSON.stringify(row.sourceData),
+          actionUser: row.actionUser ? JSON.stringify(row.actionUser) : null,
+          headlineData: JSON.stringify(row.headlineData),
+          timestamp: BigInt(row.timestamp),
+        },
+      });
       for (const batch of chunks(recipients)) {
         await db.notificationRecipient.createMany({
           data: batch.map((r) => ({
@@ -99,8 +187,9 @@ export function createNotificationsRepo(db: Db) {
       apiKeyId: string,
       organizationId: string,
       q: { documentId: string; locationId?: string; ids?: string[]; after?: Cursor; take: number; order: SortOrder },
-    ) =>
-      db.notification.findMany({
+    ): Promise<NotificationRecord[]> =>
+      db.notification
+        .findMany({
         where: {
           apiKeyId,
           organizationId,
@@ -111,7 +200,8 @@ export function createNotificationsRepo(db: Db) {
         },
         orderBy: ordered(q.order, 'id'),
         take: q.take,
-      }),
+      })
+        .then((rows) => rows.map(notificationFrom)),
 
     /** The recipient rows of a user's notifications (optionally of one document / location, among some IDs), one keyset page. */
     listForUser: (
@@ -134,12 +224,14 @@ export function createNotificationsRepo(db: Db) {
       }),
 
     /** Notifications a user caused, oldest first, after a cursor (Get All User Data). */
-    listCausedBy: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
-      db.notification.findMany({
-        where: { apiKeyId, actionUserId: userId, organizationId, ...pastCursor(after, 'asc', 'id') },
-        orderBy: ordered('asc', 'id'),
-        take,
-      }),
+    listCausedBy: async (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number): Promise<NotificationRecord[]> =>
+      (
+        await db.notification.findMany({
+          where: { apiKeyId, actionUserId: userId, organizationId, ...pastCursor(after, 'asc', 'id') },
+          orderBy: ordered('asc', 'id'),
+          take,
+        })
+      ).map(notificationFrom),
 
     /** A user's recipient rows, oldest first, after a cursor (Get All User Data). */
     listReceivedBy: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
@@ -149,10 +241,10 @@ export function createNotificationsRepo(db: Db) {
         take,
       }),
 
-    findMany: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<NotificationRow[]> => {
-      const rows: NotificationRow[] = [];
+    findMany: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<NotificationRecord[]> => {
+      const rows: Notification[] = [];
       for (const batch of chunks(ids)) rows.push(...(await db.notification.findMany({ where: { apiKeyId, organizationId, id: { in: batch } } })));
-      return rows;
+      return rows.map(notificationFrom);
     },
 
     /** Every recipient row of these notifications. */

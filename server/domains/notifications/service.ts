@@ -13,7 +13,7 @@ import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { Audience } from './audience.js';
-import type { NotificationRow, NotificationsRepo, RecipientRow, SortOrder } from './repo.js';
+import type { NotificationRecord, NotificationsRepo, RecipientRow, SortOrder } from './repo.js';
 import { effectiveConfig, recipientsByNotification, templateVariables, toNotification, userRefOf } from './shapes.js';
 
 /** The calling application: its ID scopes every query, its key is echoed in `metadata.apiKey`. */
@@ -40,7 +40,7 @@ export function createNotificationsService(deps: {
   const { repo, organizations, documents, find, audience, uow, features, pageTokens, clock, ids } = deps;
 
   /** Notification rows in the response shape, with every recipient's row for the maps and read state. */
-  async function records(app: App, rows: NotificationRow[], recipientUser?: TUserRef): Promise<TNotification[]> {
+  async function records(app: App, rows: NotificationRecord[], recipientUser?: TUserRef): Promise<TNotification[]> {
     const recipients = recipientsByNotification(await repo.recipientsOf(app.apiKeyId, rows.map((r) => r.id)));
     return rows.map((row) => toNotification(row, recipients.get(row.id) ?? [], app.apiKey, recipientUser));
   }
@@ -96,7 +96,7 @@ export function createNotificationsService(deps: {
         byRecipientTimestamp,
       );
       const rows = new Map((await repo.findMany(app.apiKeyId, organizationId, page.items.map((r) => r.notificationId))).map((row) => [row.id, row]));
-      const inOrder = page.items.map((r) => rows.get(r.notificationId)).filter((row): row is NotificationRow => row !== undefined);
+      const inOrder = page.items.map((r) => rows.get(r.notificationId)).filter((row): row is NotificationRecord => row !== undefined);
       return { items: await records(app, inOrder, await recipientUserOf(app, userId)), pageToken: page.pageToken };
     },
 
@@ -223,12 +223,12 @@ export function createNotificationsService(deps: {
               documentId: documentId ?? null,
               locationId: input.locationId ?? null,
               source: 'custom',
-              sourceData: JSON.stringify(input.notificationSourceData ?? {}),
+              sourceData: input.notificationSourceData ?? {},
               eventId: null,
               actionUserId: input.actionUser?.userId ?? null,
-              actionUser: input.actionUser ? JSON.stringify(input.actionUser) : null,
+              actionUser: input.actionUser ?? null,
               headlineTemplate: input.displayHeadlineMessageTemplate,
-              headlineData: JSON.stringify({ ...data, ...(input.actionUser ? { actionUser: input.actionUser } : {}) }),
+              headlineData: { ...data, ...(input.actionUser ? { actionUser: input.actionUser } : {}) },
               bodyMessage: input.displayBodyMessage ?? null,
               timestamp: clock.nowMs(),
             },

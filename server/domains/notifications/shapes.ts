@@ -1,7 +1,7 @@
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotification, TNotificationConfig, TNotificationLevel } from '../../../contract/notifications/schemas.js';
 import { idMap } from '../../lib/id-map.js';
-import type { ConfigRow, NotificationRow, RecipientRow } from './repo.js';
+import type { ConfigRow, NotificationRecord, RecipientRow } from './repo.js';
 
 /**
  * The service default, per channel, for a user with neither a document-level
@@ -39,7 +39,7 @@ export function userKeyOf(user: TUserRef): string {
  * A stored notification in the response shape. `recipientUser` is filled
  * for reads made for one user; `apiKey` is the caller's (never stored).
  */
-export function toNotification(row: NotificationRow, recipients: readonly RecipientRow[], apiKey: string, recipientUser?: TUserRef): TNotification {
+export function toNotification(row: NotificationRecord, recipients: readonly RecipientRow[], apiKey: string, recipientUser?: TUserRef): TNotification {
   const notifyUsers = idMap<true>();
   const notifyUsersByUserId = idMap<true>();
   const readByUserIds = idMap<true>();
@@ -48,17 +48,15 @@ export function toNotification(row: NotificationRow, recipients: readonly Recipi
     notifyUsersByUserId[recipient.userId] = true;
     if (recipient.readAt !== null) readByUserIds[recipient.userId] = true;
   }
-  const sourceData = JSON.parse(row.sourceData) as Record<string, unknown>;
   // A comment notification's data is the thread as it was; the thread's document is the
   // notification's, which follows a migrated document (the snapshot is not rewritten).
-  if (row.source === 'comment' && row.documentId !== null) sourceData.documentId = row.documentId;
-  const templateData = JSON.parse(row.headlineData) as Record<string, unknown>;
-  if (recipientUser) templateData.recipientUser = recipientUser;
+  const sourceData = row.source === 'comment' && row.documentId !== null ? { ...row.sourceData, documentId: row.documentId } : row.sourceData;
+  const templateData = recipientUser ? { ...row.headlineData, recipientUser } : row.headlineData;
   return {
     id: row.id,
     notificationSource: row.source,
     notificationSourceData: sourceData,
-    ...(row.actionUser !== null ? { actionUser: JSON.parse(row.actionUser) as TUserRef } : {}),
+    ...(row.actionUser !== undefined ? { actionUser: row.actionUser } : {}),
     ...(row.bodyMessage !== null ? { displayBodyMessage: row.bodyMessage } : {}),
     displayHeadlineMessageTemplate: row.headlineTemplate,
     displayHeadlineMessageTemplateData: templateData,

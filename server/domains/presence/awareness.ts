@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Fanout } from '../../platform/fanout.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
 import type { PresenceLiveDocuments } from './live-documents.js';
-import type { PresenceRepo, PresenceRow } from './repo.js';
+import type { PresenceRecord, PresenceRepo } from './repo.js';
 
 /**
  * API presence entries as awareness states of the loaded editor documents:
@@ -45,8 +45,8 @@ export const newClientId = (): number => randomInt(1, 2 ** 31);
 const liveClock = (): number => Math.floor(Date.now() / 1000);
 
 /** What clients see for an entry: the user, then the entry's state, and where it came from. */
-export function awarenessStateOf(row: Pick<PresenceRow, 'user' | 'state'>): Record<string, unknown> {
-  return { user: JSON.parse(row.user) as unknown, ...(JSON.parse(row.state) as Record<string, unknown>), source: 'api' };
+export function awarenessStateOf(row: Pick<PresenceRecord, 'user' | 'state'>): Record<string, unknown> {
+  return { user: row.user, ...row.state, source: 'api' };
 }
 
 interface StateChange {
@@ -82,7 +82,7 @@ function encodeAwarenessUpdate(entries: { clientId: number; clock: number; state
   return encoding.toUint8Array(encoder);
 }
 
-const stateChangeOf = (rows: readonly PresenceRow[]): StateChange['set'] => rows.map((row) => ({ clientId: row.clientId, state: awarenessStateOf(row) }));
+const stateChangeOf = (rows: readonly PresenceRecord[]): StateChange['set'] => rows.map((row) => ({ clientId: row.clientId, state: awarenessStateOf(row) }));
 
 export function createPresenceAwareness(deps: { live: PresenceLiveDocuments; fanout: Fanout; repo: PresenceRepo; uow: UnitOfWork; log: Logger }) {
   const { live, log } = deps;
@@ -140,7 +140,7 @@ export function createPresenceAwareness(deps: { live: PresenceLiveDocuments; fan
       docs.set(id, entry);
     }
     for (const [apiKeyId, docs] of byApp) {
-      const byDocument = new Map<string, PresenceRow[]>();
+      const byDocument = new Map<string, PresenceRecord[]>();
       for (const row of await deps.repo.listForDocuments(apiKeyId, [...docs.values()])) {
         const id = JSON.stringify([row.organizationId, row.documentId]);
         const group = byDocument.get(id);
@@ -185,7 +185,7 @@ export function createPresenceAwareness(deps: { live: PresenceLiveDocuments; fan
 
   return {
     /** Once the caller's unit of work has committed, every process shows these entries' states and retires these client IDs. */
-    publishAfterCommit(ref: DocumentKey, change: { set: readonly PresenceRow[]; retire: readonly number[] }) {
+    publishAfterCommit(ref: DocumentKey, change: { set: readonly PresenceRecord[]; retire: readonly number[] }) {
       const message: PresenceMessage = {
         kind: 'presence',
         apiKeyId: ref.apiKeyId,

@@ -1,12 +1,13 @@
+import { compositeKey } from '../../lib/composite-key.js';
 import type { OwnedData } from '../../platform/owned-data.js';
 import type { PresenceAwareness } from './awareness.js';
-import type { PresenceRepo, PresenceRow } from './repo.js';
+import type { PresenceRepo, PresenceRecord } from './repo.js';
 
 /** Retires the awareness states of these rows on every process, grouped by document, after the commit. */
-function retire(awareness: PresenceAwareness, rows: readonly PresenceRow[]) {
-  const byDocument = new Map<string, PresenceRow[]>();
+function retire(awareness: PresenceAwareness, rows: readonly PresenceRecord[]) {
+  const byDocument = new Map<string, PresenceRecord[]>();
   for (const row of rows) {
-    const id = JSON.stringify([row.apiKeyId, row.organizationId, row.documentId]);
+    const id = compositeKey(row.apiKeyId, row.organizationId, row.documentId);
     const group = byDocument.get(id);
     if (group) group.push(row);
     else byDocument.set(id, [row]);

@@ -1,4 +1,3 @@
-import type { TUserRef } from '../../../contract/common/content.js';
 import type { TAddPresenceData, TUpdatePresenceData } from '../../../contract/live-state/presence.js';
 import type { TPresenceEntry } from '../../../contract/live-state/schemas.js';
 import { createdOnce } from '../../db/errors.js';
@@ -8,20 +7,19 @@ import type { Clock } from '../../lib/clock.js';
 import { deletionOutcomes } from '../../lib/id-map.js';
 import type { DocumentKey } from '../../platform/owned-data.js';
 import type { AccessLookups } from '../access/lookups.js';
-import { userJson } from '../activities/shapes.js';
 import { newClientId, type PresenceAwareness } from './awareness.js';
 import type { ConnectedUsers } from './connected-users.js';
-import type { PresenceRepo, PresenceRow } from './repo.js';
+import type { PresenceRecord, PresenceRepo } from './repo.js';
 
 interface Caller {
   apiKeyId: string;
 }
 
-function toEntry(row: PresenceRow): TPresenceEntry {
+function toEntry(row: PresenceRecord): TPresenceEntry {
   return {
     userId: row.userId,
-    user: JSON.parse(row.user) as TUserRef,
-    state: JSON.parse(row.state) as Record<string, unknown>,
+    user: row.user,
+    state: row.state,
     source: 'api',
     lastUpdated: Number(row.updatedAt),
   };
@@ -59,15 +57,15 @@ export function createPresenceService(deps: {
       return uow.run(async () => {
         await find.organization(ref.apiKeyId, ref.organizationId);
         await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
-        const row: PresenceRow = {
+        const entry: PresenceRecord = {
           ...ref,
           userId: input.user.userId,
-          user: userJson(input.user),
-          state: JSON.stringify(input.state ?? {}),
+          user: input.user,
+          state: input.state ?? {},
           clientId: newClientId(),
           updatedAt: BigInt(deps.clock.nowMs()),
         };
-        await createdOnce(describe(row.userId, ref), () => repo.insert(row));
+        const row = await createdOnce(describe(entry.userId, ref), () => repo.insert(entry));
         awareness.publishAfterCommit(ref, { set: [row], retire: [] });
         return toEntry(row);
       });
@@ -80,8 +78,7 @@ export function createPresenceService(deps: {
         await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
         const stored = await repo.findForUpdate(ref, input.userId);
         if (!stored) throw notFound(`${describe(input.userId, ref)} does not exist`);
-        const row: PresenceRow = { ...stored, state: JSON.stringify(input.state), clientId: newClientId(), updatedAt: BigInt(deps.clock.nowMs()) };
-        await repo.update(ref, input.userId, { state: row.state, clientId: row.clientId, updatedAt: row.updatedAt });
+        const row = await repo.update(stored, { state: input.state, clientId: newClientId(), updatedAt: BigInt(deps.clock.nowMs()) });
         awareness.publishAfterCommit(ref, { set: [row], retire: [stored.clientId] });
         return toEntry(row);
       });

@@ -1,25 +1,36 @@
+import type { TUserRef } from '../../../contract/common/content.js';
+import type { TRecording } from '../../../contract/recordings/schemas.js';
 import type { Db } from '../../db/client.js';
+import { userJson } from '../../db/json-columns.js';
 import { keysetAfter, type Cursor } from '../../lib/page-token.js';
 
-/** A recording row as stored (see prisma/models.prisma). */
-export interface RecordingRow {
+/** A recording (see prisma/models.prisma), its JSON columns decoded. */
+export interface RecordingRecord {
   apiKeyId: string;
   id: string;
   organizationId: string;
   documentId: string;
   userId: string;
-  /** JSON of the recording user as given. */
-  fromUser: string;
+  /** The recording user as given. */
+  fromUser: TUserRef;
   recordingType: string;
   mode: string;
   displayName: string;
   durationMs: number;
   durationDisplay: string;
-  /** JSON array. */
-  attachments: string;
+  attachments: TRecording['attachments'];
   latestVersion: number;
   createdAt: bigint;
 }
+
+/** The row as stored: the JSON columns are TEXT. */
+type RecordingRow = Omit<RecordingRecord, 'fromUser' | 'attachments'> & { fromUser: string; attachments: string };
+
+const recordingFrom = (row: RecordingRow): RecordingRecord => ({
+  ...row,
+  fromUser: JSON.parse(row.fromUser) as TUserRef,
+  attachments: JSON.parse(row.attachments) as TRecording['attachments'],
+});
 
 const after = (cursor: Cursor | undefined) => keysetAfter(cursor, BigInt);
 
@@ -28,12 +39,21 @@ const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 /** Recordings; every query is scoped by the application (apiKeyId). */
 export function createRecordingsRepo(db: Db) {
   return {
-    insert: (row: RecordingRow) => db.recording.create({ data: row }),
+    /**
+     * Stores the recording, each attachment with only its contract fields,
+     * in their order; returns the recording as stored (decoded from the text written).
+     */
+    insert: async (record: RecordingRecord): Promise<RecordingRecord> => {
+      const attachments = record.attachments.map((a) => ({ attachmentId: a.attachmentId, url: a.url, mimeType: a.mimeType, name: a.name, type: a.type, size: a.size }));
+      const row: RecordingRow = { ...record, fromUser: userJson(record.fromUser), attachments: JSON.stringify(attachments) };
+      await db.recording.create({ data: row });
+      return recordingFrom(row);
+    },
 
     exists: async (apiKeyId: string, id: string) => (await db.recording.count({ where: { apiKeyId, id } })) > 0,
 
-    list: (apiKeyId: string, q: { organizationId: string; documentId?: string; ids?: readonly string[]; after?: Cursor; take: number }) =>
-      db.recording.findMany({
+    list: async (apiKeyId: string, q: { organizationId: string; documentId?: string; ids?: readonly string[]; after?: Cursor; take: number }): Promise<RecordingRecord[]> =>
+      (await db.recording.findMany({
         where: {
           apiKeyId,
           organizationId: q.organizationId,
@@ -43,11 +63,11 @@ export function createRecordingsRepo(db: Db) {
         },
         orderBy: byCreation,
         take: q.take,
-      }),
+      })).map(recordingFrom),
 
     /** The user's recordings in one organization (Get All User Data). */
-    listByUser: (apiKeyId: string, organizationId: string, userId: string, cursor: Cursor | undefined, take: number) =>
-      db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...after(cursor) }, orderBy: byCreation, take }),
+    listByUser: async (apiKeyId: string, organizationId: string, userId: string, cursor: Cursor | undefined, take: number): Promise<RecordingRecord[]> =>
+      (await db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...after(cursor) }, orderBy: byCreation, take })).map(recordingFrom),
 
     /** Deletes those of `ids` the organization has; returns the IDs deleted. */
     async deleteMany(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<string[]> {

@@ -9,11 +9,12 @@ import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
 import type { AccessLookups } from '../access/lookups.js';
-import { userJson, type Caller } from '../activities/shapes.js';
-import type { RecordingRow, RecordingsRepo } from './repo.js';
+import { pageScope } from '../../lib/page-scope.js';
+import type { Caller } from '../activities/shapes.js';
+import type { RecordingRecord, RecordingsRepo } from './repo.js';
 import { durationDisplay, toRecording } from './shapes.js';
 
-const byCreation = (row: RecordingRow) => ({ at: Number(row.createdAt), id: row.id });
+const byCreation = (row: RecordingRecord) => ({ at: Number(row.createdAt), id: row.id });
 
 export function createRecordingsService(deps: {
   repo: RecordingsRepo;
@@ -35,25 +36,23 @@ export function createRecordingsService(deps: {
           await find.organization(app.apiKeyId, input.organizationId);
           await find.heldDocuments(app.apiKeyId, input.organizationId, [input.documentId]);
           if (input.annotationId !== undefined && (await repo.exists(app.apiKeyId, input.annotationId))) throw taken();
-          const row: RecordingRow = {
+          const recording: RecordingRecord = {
             apiKeyId: app.apiKeyId,
             id: input.annotationId ?? deps.ids.next('rec'),
             organizationId: input.organizationId,
             documentId: input.documentId,
             userId: input.from.userId,
-            fromUser: userJson(input.from),
+            fromUser: input.from,
             recordingType: input.recordingType,
             mode: input.mode,
             displayName: input.displayName,
             durationMs: input.recordedTime.duration,
             durationDisplay: input.recordedTime.display ?? durationDisplay(input.recordedTime.duration),
-            attachments: JSON.stringify(
-              input.attachments.map((a) => ({ attachmentId: a.attachmentId, url: a.url, mimeType: a.mimeType, name: a.name, type: a.type, size: a.size })),
-            ),
+            attachments: input.attachments,
             latestVersion: input.latestVersion ?? 1,
             createdAt: BigInt(deps.clock.nowMs()),
           };
-          await repo.insert(row);
+          const row = await repo.insert(recording);
           await events.publish({
             type: 'recorder.done',
             apiKeyId: app.apiKeyId,
@@ -74,7 +73,7 @@ export function createRecordingsService(deps: {
     async getRecordings(app: Caller, input: { organizationId: string; documentId?: string; recordingIds?: string[]; pageSize?: number; pageToken?: string }) {
       await find.organization(app.apiKeyId, input.organizationId);
       const ids = input.recordingIds === undefined ? undefined : [...new Set(input.recordingIds)].sort();
-      const scope = JSON.stringify(['recordings', app.apiKeyId, input.organizationId, input.documentId ?? null, ids ?? null]);
+      const scope = pageScope('recordings', app.apiKeyId, input.organizationId, input.documentId ?? null, ids ?? null);
       const page = await pageTokens.page(
         scope,
         input,

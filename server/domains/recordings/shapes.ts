@@ -1,6 +1,5 @@
-import type { TUserRef } from '../../../contract/common/content.js';
 import type { TRecording } from '../../../contract/recordings/schemas.js';
-import type { RecordingRow } from './repo.js';
+import type { RecordingRecord } from './repo.js';
 
 /** `HH:MM:SS` of a duration in milliseconds (whole seconds, rounded down). */
 export function durationDisplay(ms: number): string {
@@ -10,7 +9,7 @@ export function durationDisplay(ms: number): string {
 }
 
 /** A stored recording in the contract's shape; `apiKey` comes from the reader, never from storage ('' in event payloads). */
-export function toRecording(row: RecordingRow, apiKey: string): TRecording {
+export function toRecording(row: RecordingRecord, apiKey: string): TRecording {
   return {
     type: 'recorder',
     annotationId: row.id,
@@ -19,8 +18,8 @@ export function toRecording(row: RecordingRow, apiKey: string): TRecording {
     metadata: { apiKey, documentId: row.documentId, organizationId: row.organizationId },
     recordedTime: { duration: row.durationMs, display: row.durationDisplay },
     displayName: row.displayName,
-    from: JSON.parse(row.fromUser) as TUserRef,
-    attachments: JSON.parse(row.attachments) as TRecording['attachments'],
+    from: row.fromUser,
+    attachments: row.attachments,
     latestVersion: row.latestVersion,
     createdAt: Number(row.createdAt),
   };
