@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { byCreation } from '../../db/keyset.js';
 
 /**
  * Data access for workspaces, API keys (applications) and auth tokens: the
@@ -90,7 +91,7 @@ export function createAccountsRepo(db: Db) {
     listAuthTokens(apiKeyId: string) {
       return db.authToken.findMany({
         where: { apiKeyId },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        orderBy: byCreation(),
         select: { tokenSealed: true, name: true, createdAt: true },
       });
     },

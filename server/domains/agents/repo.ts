@@ -1,4 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import { byCreation } from '../../db/keyset.js';
 
 /** Rows of the agent tables (see prisma/models.prisma). */
 export interface AgentRow {
@@ -25,8 +26,6 @@ export interface AgentGroupRow {
   updatedAt: bigint;
 }
 
-const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
-
 /** Agents, their versions, built-in states and groups; every query is scoped by the application (apiKeyId). */
 export function createAgentsRepo(db: Db) {
   return {
@@ -47,7 +46,7 @@ export function createAgentsRepo(db: Db) {
     // ── custom agents ──
     insertAgent: (row: AgentRow) => db.agent.create({ data: row }),
     findAgent: (apiKeyId: string, id: string) => db.agent.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
-    listAgents: (apiKeyId: string) => db.agent.findMany({ where: { apiKeyId }, orderBy: byCreation }),
+    listAgents: (apiKeyId: string) => db.agent.findMany({ where: { apiKeyId }, orderBy: byCreation() }),
     countAgents: (apiKeyId: string) => db.agent.count({ where: { apiKeyId } }),
     /** The IDs among `ids` that are custom agents of the application. */
     async existingAgentIds(apiKeyId: string, ids: readonly string[]): Promise<Set<string>> {
@@ -88,7 +87,7 @@ export function createAgentsRepo(db: Db) {
     // ── groups ──
     insertGroup: (row: AgentGroupRow) => db.agentGroup.create({ data: row }),
     findGroup: (apiKeyId: string, id: string) => db.agentGroup.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
-    listGroups: (apiKeyId: string) => db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation }),
+    listGroups: (apiKeyId: string) => db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation() }),
     countGroups: (apiKeyId: string) => db.agentGroup.count({ where: { apiKeyId } }),
     updateGroup: (apiKeyId: string, id: string, data: { name?: string; description?: string; agentIds?: string; updatedAt: bigint }) =>
       db.agentGroup.updateMany({ where: { apiKeyId, id }, data }),

@@ -1,5 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
 /** Where a thread is: every query names the application, and thread queries the organization and document too. */
 export interface ThreadKey {
@@ -85,16 +85,6 @@ export interface ThreadQuery {
 }
 
 /**
- * The keyset condition of (createdAt, id) in either direction. The plain
- * range on createdAt is redundant with the OR, and is what lets the index
- * scan start at the cursor: with the OR alone the database reads every row
- * before it, and page 1,000 costs a thousand pages.
- */
-function afterCursor(cursor: Cursor | undefined, order: 'asc' | 'desc', idField: 'id' | 'orderKey' = 'id') {
-  return keysetAfter(cursor, BigInt, { order, id: idField });
-}
-
-/**
  * Data access for comment threads, comments, mentions, reactions and read
  * marks. Every query carries the application (apiKeyId); multi-statement
  * writes run inside the service's unit of work.
@@ -115,7 +105,7 @@ export function createCommentsRepo(db: Db) {
     for (const batch of chunks(threads.map((t) => t.id), ID_BATCH)) {
       const where = { apiKeyId, annotationId: { in: batch } };
       comments.push(...(await db.comment.findMany({ where, orderBy: [{ annotationId: 'asc' }, { orderKey: 'asc' }] })));
-      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })));
+      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: byCreation() })));
     }
     const reactionsOf = new Map<string, ReactionRow[]>();
     for (const r of reactions) {
@@ -175,7 +165,7 @@ export function createCommentsRepo(db: Db) {
     findComment: async (apiKeyId: string, annotationId: string, id: string): Promise<FullComment | null> => {
       const comment = await db.comment.findUnique({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } } });
       if (!comment) return null;
-      const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: byCreation() });
       return { ...comment, reactions };
     },
 
@@ -213,10 +203,10 @@ export function createCommentsRepo(db: Db) {
                     { comments: { some: { OR: [{ fromUserId: q.involvedUserId }, { mentions: { some: { userId: q.involvedUserId } } }] } } },
                   ],
                 },
-            afterCursor(after, q.order),
+            afterMs(after, { order: q.order }),
           ],
         },
-        orderBy: [{ createdAt: q.order }, { id: q.order }],
+        orderBy: byCreation(q.order),
         take,
       }),
 
@@ -375,9 +365,9 @@ export function createCommentsRepo(db: Db) {
         where: {
           apiKeyId,
           organizationId,
-          AND: [{ OR: [{ fromUserId: userId }, { mentions: { some: { userId } } }] }, afterCursor(after, 'asc', 'orderKey')],
+          AND: [{ OR: [{ fromUserId: userId }, { mentions: { some: { userId } } }] }, afterMs(after, { id: 'orderKey' })],
         },
-        include: { reactions: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+        include: { reactions: { orderBy: byCreation() } },
         orderBy: [{ createdAt: 'asc' }, { orderKey: 'asc' }],
         take,
       }),
@@ -385,8 +375,8 @@ export function createCommentsRepo(db: Db) {
     /** Reactions a user made, in one organization, in (createdAt, id) order. */
     userReactions: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
       db.commentReaction.findMany({
-        where: { apiKeyId, organizationId, userId, ...afterCursor(after, 'asc') },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        where: { apiKeyId, organizationId, userId, ...afterMs(after) },
+        orderBy: byCreation(),
         take,
       }),
   };

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
 /** A recording row as stored (see prisma/models.prisma). */
 export interface RecordingRow {
@@ -21,10 +21,6 @@ export interface RecordingRow {
   createdAt: bigint;
 }
 
-const after = (cursor: Cursor | undefined) => keysetAfter(cursor, BigInt);
-
-const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
-
 /** Recordings; every query is scoped by the application (apiKeyId). */
 export function createRecordingsRepo(db: Db) {
   return {
@@ -39,15 +35,15 @@ export function createRecordingsRepo(db: Db) {
           organizationId: q.organizationId,
           ...(q.documentId !== undefined ? { documentId: q.documentId } : {}),
           ...(q.ids !== undefined ? { id: { in: [...q.ids] } } : {}),
-          ...after(q.after),
+          ...afterMs(q.after),
         },
-        orderBy: byCreation,
+        orderBy: byCreation(),
         take: q.take,
       }),
 
     /** The user's recordings in one organization (Get All User Data). */
     listByUser: (apiKeyId: string, organizationId: string, userId: string, cursor: Cursor | undefined, take: number) =>
-      db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...after(cursor) }, orderBy: byCreation, take }),
+      db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...afterMs(cursor) }, orderBy: byCreation(), take }),
 
     /** Deletes those of `ids` the organization has; returns the IDs deleted. */
     async deleteMany(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<string[]> {
