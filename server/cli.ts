@@ -181,7 +181,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const { database } = await openMigratedDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
     let unsent = false;
     try {
-      const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
+      const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, systemClock);
       // Diagnostics only to stderr: stdout carries the one JSON answer.
       const logger = createLogger('silent');
       // A revoked token or changed setting reaches the running servers' caches at once through Redis.

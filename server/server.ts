@@ -58,7 +58,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let fanout: Fanout | undefined;
   let presenceDirectory: PresenceDirectory | undefined;
   try {
-    const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
+    const clock = options.overrides?.clock ?? systemClock;
+    const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, clock);
     redis = config.redisUrl
       ? await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'))
       : undefined;
@@ -70,7 +71,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       uow: database.uow,
       sealer,
       logger,
-      clock: options.overrides?.clock ?? systemClock,
+      clock,
       agentLimits: options.overrides?.agentLimits,
       readCacheTtlMs: options.overrides?.readCacheTtlMs,
       fanout,

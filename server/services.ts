@@ -130,9 +130,9 @@ export function createServices(deps: CoreDeps) {
   });
   const accountsRepo = withReadCache(createAccountsRepo(db), readCache);
   const features = createFeatureGate(accountsRepo);
-  const accounts = createAccountsService({ repo: accountsRepo, uow, sealer, now: clock.now, unverifiedKeyGraceDays: config.unverifiedKeyGraceDays });
+  const accounts = createAccountsService({ repo: accountsRepo, uow, sealer, clock, unverifiedKeyGraceDays: config.unverifiedKeyGraceDays });
   const provider = createPermissionProviderClient({ allowPrivateUrls: config.allowPrivateUrls, log: logger, now: clock.nowMs });
-  const settingsRepo = createSettingsRepo(db, readCache);
+  const settingsRepo = createSettingsRepo(db, clock, readCache);
   const workspaceConfig = createWorkspaceConfigService({
     repo: settingsRepo,
     sealer,
@@ -147,7 +147,7 @@ export function createServices(deps: CoreDeps) {
   /** What a user may do on a document, and who may read it: for content reads and notification fan-out. */
   const checks = createAccessChecks({ ...accessRepos, now: clock.now });
   const pageTokens = createPageTokens(sealer.deriveKey('page-token'));
-  const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, now: clock.now });
+  const signingKeys: SigningKeys = createSigningKeys({ db, uow, sealer, clock });
   const organizations = createOrganizationsService({ organizations: organizationsRepo, folders: foldersRepo, documents: documentsRepo, find, uow, features, pageTokens, owned });
   const users = createUsersService({ ...accessRepos, find, uow, pageTokens, now: clock.now });
   const permissions = createPermissionsService({

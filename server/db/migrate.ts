@@ -5,7 +5,17 @@ import { existsSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { providerOf, sqlitePath, type Provider } from './adapter.js';
-import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from './migration-engine.js';
+import { migrationsDirFor, migrationsThrough, NO_FILTERS, readMigrationsList, withEngineFor } from './migration-engine.js';
+
+export interface ApplyOptions {
+  /**
+   * Apply the migrations only up to and including this one (its directory
+   * name), as if the later ones did not exist yet: how a test builds a
+   * database as an older release left it, fills it, then applies the rest
+   * (test/helpers/migration-upgrade.ts). Default: all of them.
+   */
+  through?: string;
+}
 
 export interface AppliedMigrations {
   provider: Provider;
@@ -21,9 +31,9 @@ export interface AppliedMigrations {
  * starting at once apply each migration once, and none gives up waiting.
  * A previously failed migration makes this throw (P3009), like the CLI.
  */
-export async function applyMigrations(databaseUrl: string): Promise<AppliedMigrations> {
+export async function applyMigrations(databaseUrl: string, options: ApplyOptions = {}): Promise<AppliedMigrations> {
   const provider = providerOf(databaseUrl);
-  const migrationsList = readMigrationsList(migrationsDirFor(provider));
+  const migrationsList = migrationsThrough(readMigrationsList(migrationsDirFor(provider)), options.through);
   if (provider === 'sqlite' && sqliteUpToDate(databaseUrl, migrationsList.migrationDirectories.map((d) => d.path))) {
     return { provider, applied: [] };
   }

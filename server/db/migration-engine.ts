@@ -80,6 +80,14 @@ export function readMigrationsList(migrationsDir: string): MigrationList {
   };
 }
 
+/** The list cut after the migration named `last` (all of it when undefined); an unknown name throws. */
+export function migrationsThrough(list: MigrationList, last: string | undefined): MigrationList {
+  if (last === undefined) return list;
+  const index = list.migrationDirectories.findIndex((directory) => directory.path === last);
+  if (index < 0) throw new Error(`no migration ${last} in ${list.baseDir}`);
+  return { ...list, migrationDirectories: list.migrationDirectories.slice(0, index + 1) };
+}
+
 // ---------------------------------------------------------------------------
 // The wasm runtime, loaded once per process
 

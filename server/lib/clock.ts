@@ -38,3 +38,8 @@ export function testClock(start: Date | number = Date.UTC(2026, 0, 1)): TestCloc
 export function nowSeconds(clock: Clock): number {
   return Math.floor(clock.nowMs() / 1000);
 }
+
+/** A stored time (Unix ms, as BigInt columns hold it) as the ISO 8601 text the API and CLI show. */
+export function isoOfMs(ms: bigint | number): string {
+  return new Date(Number(ms)).toISOString();
+}

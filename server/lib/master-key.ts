@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
+import type { Clock } from './clock.js';
 import { Sealer } from './crypto.js';
 
 /** A start-up failure caused by the master key; its message is one line naming COLLAB_MASTER_KEY. */
@@ -70,7 +71,7 @@ const CHECK_TEXT = 'collab-backend master key check v1';
  * later start (server or CLI) must open it. A database from before the check
  * existed is proven against one of its sealed auth tokens instead.
  */
-export async function openVerifiedSealer(db: Db, source: KeySource): Promise<Sealer> {
+export async function openVerifiedSealer(db: Db, source: KeySource, clock: Clock): Promise<Sealer> {
   const stored = await db.serverMeta.findUnique({ where: { key: CHECK_KEY } });
   const hint = `set COLLAB_MASTER_KEY to the key this database was set up with (or restore ${keyFilePath(source.dataDir)})`;
   if (stored) {
@@ -84,11 +85,11 @@ export async function openVerifiedSealer(db: Db, source: KeySource): Promise<Sea
   const legacy = await db.authToken.findFirst({ select: { tokenSealed: true } });
   if (legacy && !opens(sealer, legacy.tokenSealed)) throw new MasterKeyError(`COLLAB_MASTER_KEY is not the master key of this database: ${hint}`);
   try {
-    await db.serverMeta.create({ data: { key: CHECK_KEY, value: sealer.seal(CHECK_TEXT) } });
+    await db.serverMeta.create({ data: { key: CHECK_KEY, value: sealer.seal(CHECK_TEXT), createdAt: BigInt(clock.nowMs()) } });
   } catch (error) {
     // Another process wrote the check first: it must open with this key too.
     if (!isUniqueViolation(error)) throw error;
-    return openVerifiedSealer(db, source);
+    return openVerifiedSealer(db, source, clock);
   }
   return sealer;
 }

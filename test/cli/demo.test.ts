@@ -161,7 +161,7 @@ describe('demo atomicity', () => {
     const config = loadConfig({ DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir });
     const { database: opened } = await openMigratedDatabase(config.databaseUrl);
     try {
-      const sealer = await openVerifiedSealer(opened.db, { envValue: config.masterKey, dataDir: config.dataDir });
+      const sealer = await openVerifiedSealer(opened.db, { envValue: config.masterKey, dataDir: config.dataDir }, systemClock);
       const services = createServices({ config, db: opened.db, uow: opened.uow, sealer, logger: createLogger('silent'), clock: systemClock });
       // After the workspace, the organizations, users and comment threads are written.
       services.notifications.addNotification = async () => {

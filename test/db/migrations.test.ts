@@ -40,11 +40,11 @@ describe('SQLite migrations', () => {
     const db = new PrismaClient({ adapter: adapterFactoryFor(url) });
     try {
       await db.workspace.create({
-        data: { id: 'ws_1', name: 'Acme', ownerEmail: 'owner@example.com', authTokenDigest: 'digest-1' },
+        data: { id: 'ws_1', name: 'Acme', ownerEmail: 'owner@example.com', authTokenDigest: 'digest-1', createdAt: 1_767_225_600_123n },
       });
       const row = await db.workspace.findUnique({ where: { id: 'ws_1' } });
       expect(row).toMatchObject({ name: 'Acme', emailVerified: false });
-      expect(row?.createdAt).toBeInstanceOf(Date);
+      expect(row?.createdAt).toBe(1_767_225_600_123n);
     } finally {
       await db.$disconnect();
     }

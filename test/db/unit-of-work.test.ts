@@ -23,7 +23,7 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-const workspace = (id: string) => ({ id, name: id, ownerEmail: `${id}@example.com`, authTokenDigest: `digest-${id}` });
+const workspace = (id: string) => ({ id, name: id, ownerEmail: `${id}@example.com`, authTokenDigest: `digest-${id}`, createdAt: BigInt(Date.now()) });
 
 /** A promise and the function that settles it: lets a test hold a transaction open at a known point. */
 function signal() {

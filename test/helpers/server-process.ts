@@ -88,7 +88,7 @@ export async function processFixture(env: NodeJS.ProcessEnv = {}): Promise<Proce
   const workspace = JSON.parse(result.stdout) as WorkspaceCredentials;
   const config = loadConfig({ ...process.env, ...fullEnv });
   const { database } = await openMigratedDatabase(testDb.url);
-  const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir });
+  const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, systemClock);
   const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger: createLogger('silent'), clock: systemClock });
   const { id: apiKeyId } = await database.db.apiKey.findFirstOrThrow({ where: { workspaceId: workspace.workspaceId }, select: { id: true } });
   return {

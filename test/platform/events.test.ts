@@ -22,7 +22,7 @@ beforeAll(async () => {
   bus = createEventBus({ db: database.db, uow: database.uow, ids: createIds(clock), clock });
   // A projection that writes a row of its own, standing in for activity records and notifications.
   bus.project(['activity.add'], 'test-projection', async (event) => {
-    await database.db.serverMeta.create({ data: { key: `projected:${event.id}`, value: event.type } });
+    await database.db.serverMeta.create({ data: { key: `projected:${event.id}`, value: event.type, createdAt: BigInt(event.occurredAt) } });
   });
   bus.afterCommit((event) => {
     announced.push(event);

@@ -77,7 +77,7 @@ beforeAll(async () => {
   publicJwkA = jwks.keys.find((k) => k.kid === kidA)!;
   expect(publicJwkA).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
   // The application's private key, as the service keeps it (sealed), so this test can sign as the service does.
-  const sealer = await openVerifiedSealer(server.running.database.db, { envValue: server.env.COLLAB_MASTER_KEY, dataDir: server.env.COLLAB_DATA_DIR! });
+  const sealer = await openVerifiedSealer(server.running.database.db, { envValue: server.env.COLLAB_MASTER_KEY, dataDir: server.env.COLLAB_DATA_DIR! }, server.running.services.clock);
   const row = await server.running.database.db.signingKey.findFirst({ where: { kid: kidA } });
   privateKeyA = await importJWK(JSON.parse(sealer.open(row!.privateJwkSealed)) as JWK, 'ES256');
 });

@@ -104,7 +104,7 @@ beforeAll(async () => {
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   a = await server.workspace(`${MARKER}@example.com`);
   b = await server.workspace();
-  const settings = createSettingsRepo(server.running.database.db, server.running.services.readCache);
+  const settings = createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache);
   const appA = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
   await settings.put(appA, 'activity', { isEnabled: true, triggers: { [MARKER]: { added: true } } });
   await settings.put(appA, 'permissionProvider', { usePermissionProvider: false, permissionProviderUrl: `https://${MARKER}.example.com`, authTokenSealed: '' });

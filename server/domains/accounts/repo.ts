@@ -1,16 +1,17 @@
 import type { Db } from '../../db/client.js';
+import { byCreation } from '../../db/keyset.js';
 
 /**
  * Data access for workspaces, API keys (applications) and auth tokens: the
  * only code that touches these tables. Secrets arrive here already digested
- * or sealed.
+ * or sealed; times (Unix ms) from the service's clock.
  */
 export function createAccountsRepo(db: Db) {
   return {
     async createWorkspace(input: {
-      workspace: { id: string; name: string; ownerEmail: string; authTokenDigest: string };
-      apiKey: { id: string; keyDigest: string; keyHint: string; keySealed: string; name: string };
-      authToken: { id: string; tokenDigest: string; tokenSealed: string; name: string };
+      workspace: { id: string; name: string; ownerEmail: string; authTokenDigest: string; createdAt: bigint };
+      apiKey: { id: string; keyDigest: string; keyHint: string; keySealed: string; name: string; createdAt: bigint };
+      authToken: { id: string; tokenDigest: string; tokenSealed: string; name: string; createdAt: bigint };
     }) {
       // Three rows: the service runs this inside its unit of work.
       await db.workspace.create({ data: input.workspace });
@@ -38,7 +39,7 @@ export function createAccountsRepo(db: Db) {
      */
     async findAuthTokenByDigest(tokenDigest: string) {
       const rows = await db.$queryRaw<
-        Array<{ apiKeyId: string; keyDigest: string; keySealed: string | null; expiredAt: Date | null; createdAt: Date; workspaceId: string; emailVerified: boolean | number }>
+        Array<{ apiKeyId: string; keyDigest: string; keySealed: string | null; expiredAt: bigint | null; createdAt: bigint; workspaceId: string; emailVerified: boolean | number }>
       >`SELECT k."id" AS "apiKeyId", k."keyDigest", k."keySealed", k."expiredAt", k."createdAt", w."id" AS "workspaceId", w."emailVerified"
         FROM "AuthToken" t JOIN "ApiKey" k ON k."id" = t."apiKeyId" JOIN "Workspace" w ON w."id" = k."workspaceId"
         WHERE t."tokenDigest" = ${tokenDigest}`;
@@ -66,11 +67,11 @@ export function createAccountsRepo(db: Db) {
       return row?.keySealed ?? null;
     },
 
-    async markApiKeyExpired(id: string, at: Date) {
+    async markApiKeyExpired(id: string, at: bigint) {
       return db.apiKey.updateMany({ where: { id, expiredAt: null }, data: { expiredAt: at } });
     },
 
-    async markEmailVerified(workspaceId: string, at: Date) {
+    async markEmailVerified(workspaceId: string, at: bigint) {
       return db.workspace.update({ where: { id: workspaceId }, data: { emailVerified: true, emailVerifiedAt: at } });
     },
 
@@ -79,7 +80,7 @@ export function createAccountsRepo(db: Db) {
       return db.apiKey.updateMany({ where: { workspaceId, expiredAt: { not: null } }, data: { expiredAt: null } });
     },
 
-    createAuthToken(token: { id: string; apiKeyId: string; tokenDigest: string; tokenSealed: string; name: string }) {
+    createAuthToken(token: { id: string; apiKeyId: string; tokenDigest: string; tokenSealed: string; name: string; createdAt: bigint }) {
       return db.authToken.create({ data: token });
     },
 
@@ -90,7 +91,7 @@ export function createAccountsRepo(db: Db) {
     listAuthTokens(apiKeyId: string) {
       return db.authToken.findMany({
         where: { apiKeyId },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        orderBy: byCreation(),
         select: { tokenSealed: true, name: true, createdAt: true },
       });
     },
@@ -99,11 +100,11 @@ export function createAccountsRepo(db: Db) {
       return db.authToken.count({ where: { apiKeyId } });
     },
 
-    async upsertFeature(apiKeyId: string, name: string, enabled: boolean) {
+    async upsertFeature(apiKeyId: string, name: string, enabled: boolean, at: bigint) {
       return db.featureToggle.upsert({
         where: { apiKeyId_name: { apiKeyId, name } },
-        create: { apiKeyId, name, enabled },
-        update: { enabled },
+        create: { apiKeyId, name, enabled, updatedAt: at },
+        update: { enabled, updatedAt: at },
       });
     },
 
@@ -116,11 +117,11 @@ export function createAccountsRepo(db: Db) {
       return db.featureToggle.findMany({ where: { apiKeyId }, select: { name: true, enabled: true } });
     },
 
-    upsertAiKey(apiKeyId: string, provider: string, keySealed: string) {
+    upsertAiKey(apiKeyId: string, provider: string, keySealed: string, at: bigint) {
       return db.aiProviderKey.upsert({
         where: { apiKeyId_provider: { apiKeyId, provider } },
-        create: { apiKeyId, provider, keySealed },
-        update: { keySealed },
+        create: { apiKeyId, provider, keySealed, updatedAt: at },
+        update: { keySealed, updatedAt: at },
       });
     },
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../../lib/app-error.js';
+import { isoOfMs, type Clock } from '../../lib/clock.js';
 import { constantTimeEqual, digest, randomId, randomSecret, type Sealer } from '../../lib/crypto.js';
 import type { AccountsRepo } from './repo.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -21,7 +22,7 @@ export interface AccountsDeps {
   repo: AccountsRepo;
   uow: UnitOfWork;
   sealer: Sealer;
-  now?: () => Date;
+  clock: Clock;
   /** Days an unverified owner email keeps its API keys working; null = forever. */
   unverifiedKeyGraceDays?: number | null;
 }
@@ -34,8 +35,7 @@ const MISS_DIGEST = digest(randomBytes(32).toString('hex'));
 const OPENED_KEYS_MAX = 10_000;
 
 export function createAccountsService(deps: AccountsDeps) {
-  const { repo, sealer } = deps;
-  const now = deps.now ?? (() => new Date());
+  const { repo, sealer, clock } = deps;
 
   async function apiKeyOrThrow(apiKey: string) {
     const key = await repo.findApiKeyByDigest(digest(apiKey));
@@ -43,9 +43,9 @@ export function createAccountsService(deps: AccountsDeps) {
     return key;
   }
 
-  function newAuthToken(apiKeyId: string, name: string) {
+  function newAuthToken(apiKeyId: string, name: string, createdAt: bigint) {
     const token = randomSecret('at', 32);
-    return { token, row: { id: randomId('tok'), apiKeyId, tokenDigest: digest(token), tokenSealed: sealer.seal(token), name } };
+    return { token, row: { id: randomId('tok'), apiKeyId, tokenDigest: digest(token), tokenSealed: sealer.seal(token), name, createdAt } };
   }
 
   const openedKeys = new Map<string, string>();
@@ -57,12 +57,13 @@ export function createAccountsService(deps: AccountsDeps) {
       const apiKey = randomSecret('ak', 24);
       const workspaceId = randomId('ws');
       const apiKeyId = randomId('app');
-      const { token, row } = newAuthToken(apiKeyId, 'default');
+      const createdAt = BigInt(clock.nowMs());
+      const { token, row } = newAuthToken(apiKeyId, 'default', createdAt);
       try {
         await deps.uow.run(() =>
           repo.createWorkspace({
-            workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken) },
-            apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), keySealed: sealer.seal(apiKey), name: 'default' },
+            workspace: { id: workspaceId, name: input.name ?? ownerEmail, ownerEmail, authTokenDigest: digest(workspaceAuthToken), createdAt },
+            apiKey: { id: apiKeyId, keyDigest: digest(apiKey), keyHint: apiKey.slice(0, 7), keySealed: sealer.seal(apiKey), name: 'default', createdAt },
             authToken: row,
           }),
         );
@@ -78,7 +79,7 @@ export function createAccountsService(deps: AccountsDeps) {
     async verifyOwnerEmail(ownerEmail: string) {
       const workspace = await repo.findWorkspaceByEmail(normalizeEmail(ownerEmail));
       if (!workspace) throw notFound(`no workspace for ${ownerEmail}`);
-      if (!workspace.emailVerified) await repo.markEmailVerified(workspace.id, now());
+      if (!workspace.emailVerified) await repo.markEmailVerified(workspace.id, BigInt(clock.nowMs()));
       return { verified: true as const };
     },
 
@@ -103,14 +104,14 @@ export function createAccountsService(deps: AccountsDeps) {
         name: key.workspace.name,
         ownerEmail: key.workspace.ownerEmail,
         emailVerified: key.workspace.emailVerified,
-        createdAt: key.workspace.createdAt.toISOString(),
+        createdAt: isoOfMs(key.workspace.createdAt),
         workspaceAuthToken: '__redacted__',
         apiKey: {
           id: key.id,
           hint: `${key.keyHint}…`,
           name: key.name,
           expired: key.expiredAt !== null,
-          createdAt: key.createdAt.toISOString(),
+          createdAt: isoOfMs(key.createdAt),
           // The `aud` of this application's user tokens (applicationAudience: the key's SHA-256, which is what is stored).
           tokenAudience: key.keyDigest,
         },
@@ -122,7 +123,8 @@ export function createAccountsService(deps: AccountsDeps) {
 
     async createAuthToken(apiKey: string, name?: string) {
       const key = await apiKeyOrThrow(apiKey);
-      const { token, row } = newAuthToken(key.id, name ?? `token-${now().getTime()}`);
+      const at = clock.nowMs();
+      const { token, row } = newAuthToken(key.id, name ?? `token-${at}`, BigInt(at));
       await repo.createAuthToken(row);
       return { authToken: token };
     },
@@ -137,7 +139,7 @@ export function createAccountsService(deps: AccountsDeps) {
     async setFeature(apiKey: string, name: string, enabled: boolean) {
       if (!(FEATURES as readonly string[]).includes(name)) throw invalidArgument(`unknown feature "${name}"; known: ${FEATURES.join(', ')}`);
       const key = await apiKeyOrThrow(apiKey);
-      await repo.upsertFeature(key.id, name, enabled);
+      await repo.upsertFeature(key.id, name, enabled, BigInt(clock.nowMs()));
       return { name, enabled };
     },
 
@@ -151,7 +153,7 @@ export function createAccountsService(deps: AccountsDeps) {
         throw invalidArgument('the provider key must be 1 to 1024 printable ASCII characters without spaces or line breaks (the value is not shown)');
       }
       const key = await apiKeyOrThrow(apiKey);
-      await repo.upsertAiKey(key.id, provider, sealer.seal(secret));
+      await repo.upsertAiKey(key.id, provider, sealer.seal(secret), BigInt(clock.nowMs()));
       return { provider, configured: true as const };
     },
 
@@ -163,7 +165,7 @@ export function createAccountsService(deps: AccountsDeps) {
       const tokens = await repo.listAuthTokens(key.id);
       return {
         apiKey,
-        authTokens: tokens.map((t) => ({ token: sealer.open(t.tokenSealed), name: t.name, createdAt: t.createdAt.getTime() })),
+        authTokens: tokens.map((t) => ({ token: sealer.open(t.tokenSealed), name: t.name, createdAt: Number(t.createdAt) })),
       };
     },
 
@@ -179,8 +181,8 @@ export function createAccountsService(deps: AccountsDeps) {
       const key = found.apiKey;
       if (key.expiredAt) throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
       const grace = deps.unverifiedKeyGraceDays;
-      if (grace != null && !key.workspace.emailVerified && key.createdAt.getTime() + grace * 86_400_000 <= now().getTime()) {
-        await repo.markApiKeyExpired(key.id, now());
+      if (grace != null && !key.workspace.emailVerified && Number(key.createdAt) + grace * 86_400_000 <= clock.nowMs()) {
+        await repo.markApiKeyExpired(key.id, BigInt(clock.nowMs()));
         throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
       }
       if (!key.hasSealedKey) await repo.storeSealedKey(key.id, sealer.seal(apiKey));

@@ -1,7 +1,7 @@
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { Db } from '../../db/client.js';
 import { userJson } from '../../db/json-columns.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, type Cursor } from '../../db/keyset.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -41,16 +41,6 @@ export interface ActivityFilter {
   actionTypes?: readonly string[];
   userId?: string;
   activityIds?: readonly string[];
-}
-
-/**
- * Rows strictly after `cursor` in (timestamp, id) order, written so that the
- * database can seek: `timestamp <= at` (or `>=`) is a range on the index's
- * timestamp column, so a page starts at the cursor instead of skipping every
- * row before it; the OR only sorts out rows of that one millisecond.
- */
-function after(cursor: Cursor | undefined, order: SortOrder) {
-  return keysetAfter(cursor, BigInt, { order, at: 'timestamp' });
 }
 
 const inOrder = (order: SortOrder) => (a: ActivityRow, b: ActivityRow) => {
@@ -116,7 +106,7 @@ export function createActivitiesRepo(db: Db) {
         ...(filter.targetEntityId !== undefined ? { targetEntityId: filter.targetEntityId } : {}),
         ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
         ...(filter.activityIds !== undefined ? { id: { in: [...filter.activityIds] } } : {}),
-        ...after(cursor, order),
+        ...afterMs(cursor, { order, at: 'timestamp' }),
       };
       const orderBy = [{ timestamp: order }, { id: order }];
       const equalOrIn = (values: readonly string[] | undefined) =>

@@ -2,6 +2,7 @@ import type { TActivity, TFeatureType } from '../../../contract/activities/schem
 import type { TGetActivityLogsData } from '../../../contract/activities/get-activity-logs.js';
 import type { TNewActivity } from '../../../contract/activities/add-activities.js';
 import type { TUserRef } from '../../../contract/common/content.js';
+import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -66,7 +67,7 @@ export function createActivitiesService(deps: {
         scope,
         input,
         (after, take) => repo.list(app.apiKeyId, filter, order, after, take),
-        (row) => ({ at: Number(row.timestamp), id: row.id }),
+        (row) => cursorAt(row.timestamp, row.id),
       );
       return { items: page.items.map((row) => toActivity(row, app.apiKey)), pageToken: page.pageToken };
     },

@@ -1,5 +1,6 @@
 import { providerOfClient, type Db } from '../../db/client.js';
 import type { Config } from './secrets.js';
+import { byCreation } from '../../db/keyset.js';
 
 /** Rows of the agent tables (see prisma/models.prisma). */
 export interface AgentRow {
@@ -40,8 +41,6 @@ export interface AgentVersionRecord {
   createdAt: bigint;
 }
 
-const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
-
 /** Agents, their versions, built-in states and groups; every query is scoped by the application (apiKeyId). */
 export function createAgentsRepo(db: Db) {
   return {
@@ -62,7 +61,7 @@ export function createAgentsRepo(db: Db) {
     // ── custom agents ──
     insertAgent: (row: AgentRow) => db.agent.create({ data: row }),
     findAgent: (apiKeyId: string, id: string) => db.agent.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
-    listAgents: (apiKeyId: string) => db.agent.findMany({ where: { apiKeyId }, orderBy: byCreation }),
+    listAgents: (apiKeyId: string) => db.agent.findMany({ where: { apiKeyId }, orderBy: byCreation() }),
     countAgents: (apiKeyId: string) => db.agent.count({ where: { apiKeyId } }),
     /** The IDs among `ids` that are custom agents of the application. */
     async existingAgentIds(apiKeyId: string, ids: readonly string[]): Promise<Set<string>> {
@@ -108,7 +107,7 @@ export function createAgentsRepo(db: Db) {
       const row = await db.agentGroup.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } });
       return row === null ? null : groupFrom(row);
     },
-    listGroups: async (apiKeyId: string): Promise<AgentGroupRecord[]> => (await db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation })).map(groupFrom),
+    listGroups: async (apiKeyId: string): Promise<AgentGroupRecord[]> => (await db.agentGroup.findMany({ where: { apiKeyId }, orderBy: byCreation() })).map(groupFrom),
     countGroups: (apiKeyId: string) => db.agentGroup.count({ where: { apiKeyId } }),
     updateGroup: (apiKeyId: string, id: string, changes: { name?: string; description?: string; agentIds?: string[]; updatedAt: bigint }) => {
       const { agentIds, ...plain } = changes;

@@ -1,3 +1,4 @@
+import { creationCursor, cursorAt } from '../../db/keyset.js';
 import { ANONYMOUS_USER, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { CommentsRepo } from './repo.js';
 import { toComment, toReaction } from './shapes.js';
@@ -43,7 +44,7 @@ export function commentsUserData(repo: CommentsRepo): UserDataSource[] {
         const rows = await repo.userComments(apiKeyId, organizationId, userId, after, take);
         return rows.map((row) => ({
           item: { ...toComment(row), annotationId: row.annotationId, documentId: row.documentId, organizationId: row.organizationId },
-          cursor: { at: Number(row.createdAt), id: row.orderKey },
+          cursor: cursorAt(row.createdAt, row.orderKey),
         }));
       },
     },
@@ -53,7 +54,7 @@ export function commentsUserData(repo: CommentsRepo): UserDataSource[] {
         const rows = await repo.userReactions(apiKeyId, organizationId, userId, after, take);
         return rows.map((row) => ({
           item: { ...toReaction(row), annotationId: row.annotationId, commentId: row.commentId, documentId: row.documentId, organizationId: row.organizationId },
-          cursor: { at: Number(row.createdAt), id: row.id },
+          cursor: creationCursor(row),
         }));
       },
     },

@@ -1,7 +1,7 @@
 import { providerOfClient, type Db } from '../../db/client.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import { encodeJson, encodeJsonText, withStoredJson, type StoredJson } from '../../db/json-columns.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
 export { differsFromStored } from '../../db/json-columns.js';
 
@@ -216,16 +216,6 @@ export interface ThreadQuery {
 }
 
 /**
- * The keyset condition of (createdAt, id) in either direction. The plain
- * range on createdAt is redundant with the OR, and is what lets the index
- * scan start at the cursor: with the OR alone the database reads every row
- * before it, and page 1,000 costs a thousand pages.
- */
-function afterCursor(cursor: Cursor | undefined, order: 'asc' | 'desc', idField: 'id' | 'orderKey' = 'id') {
-  return keysetAfter(cursor, BigInt, { order, id: idField });
-}
-
-/**
  * Data access for comment threads, comments, mentions, reactions and read
  * marks. Every query carries the application (apiKeyId); multi-statement
  * writes run inside the service's unit of work.
@@ -247,7 +237,7 @@ export function createCommentsRepo(db: Db) {
     for (const batch of chunks(threads.map((t) => t.id), ID_BATCH)) {
       const where = { apiKeyId, annotationId: { in: batch } };
       comments.push(...(await db.comment.findMany({ where, orderBy: [{ annotationId: 'asc' }, { orderKey: 'asc' }] })).map(commentFrom));
-      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(reactionFrom));
+      reactions.push(...(await db.commentReaction.findMany({ where, orderBy: byCreation() })).map(reactionFrom));
     }
     const reactionsOf = new Map<string, ReactionRecord[]>();
     for (const r of reactions) {
@@ -310,7 +300,7 @@ export function createCommentsRepo(db: Db) {
     findComment: async (apiKeyId: string, annotationId: string, id: string): Promise<FullComment | null> => {
       const comment = await db.comment.findUnique({ where: { apiKeyId_annotationId_id: { apiKeyId, annotationId, id } } });
       if (!comment) return null;
-      const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      const reactions = await db.commentReaction.findMany({ where: { apiKeyId, annotationId, commentId: id }, orderBy: byCreation() });
       return { ...commentFrom(comment), reactions: reactions.map(reactionFrom) };
     },
 
@@ -348,10 +338,10 @@ export function createCommentsRepo(db: Db) {
                     { comments: { some: { OR: [{ fromUserId: q.involvedUserId }, { mentions: { some: { userId: q.involvedUserId } } }] } } },
                   ],
                 },
-            afterCursor(after, q.order),
+            afterMs(after, { order: q.order }),
           ],
         },
-        orderBy: [{ createdAt: q.order }, { id: q.order }],
+        orderBy: byCreation(q.order),
         take,
       })).map(threadFrom),
 
@@ -521,9 +511,9 @@ export function createCommentsRepo(db: Db) {
         where: {
           apiKeyId,
           organizationId,
-          AND: [{ OR: [{ fromUserId: userId }, { mentions: { some: { userId } } }] }, afterCursor(after, 'asc', 'orderKey')],
+          AND: [{ OR: [{ fromUserId: userId }, { mentions: { some: { userId } } }] }, afterMs(after, { id: 'orderKey' })],
         },
-        include: { reactions: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+        include: { reactions: { orderBy: byCreation() } },
         orderBy: [{ createdAt: 'asc' }, { orderKey: 'asc' }],
         take,
       })).map(({ reactions, ...comment }) => ({ ...commentFrom(comment), reactions: reactions.map(reactionFrom) })),
@@ -531,8 +521,8 @@ export function createCommentsRepo(db: Db) {
     /** Reactions a user made, in one organization, in (createdAt, id) order. */
     userReactions: async (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number): Promise<ReactionRecord[]> =>
       (await db.commentReaction.findMany({
-        where: { apiKeyId, organizationId, userId, ...afterCursor(after, 'asc') },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        where: { apiKeyId, organizationId, userId, ...afterMs(after) },
+        orderBy: byCreation(),
         take,
       })).map(reactionFrom),
   };

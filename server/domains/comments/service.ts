@@ -13,12 +13,13 @@ import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
 import { createdOnce } from '../../db/errors.js';
+import { creationCursor } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
 import { idMap } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
-import type { Cursor, PageTokens } from '../../lib/page-token.js';
+import type { PageTokens } from '../../lib/page-token.js';
 import { pageScope } from '../../lib/page-scope.js';
 import type { EventBus } from '../../platform/events.js';
 import { contextVisible, type AccessChecks } from '../access/checks.js';
@@ -49,8 +50,6 @@ export interface CommentsDeps {
   ids: Ids;
   pageTokens: PageTokens;
 }
-
-const byCreation = (row: { createdAt: bigint; id: string }): Cursor => ({ at: Number(row.createdAt), id: row.id });
 
 /** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
 const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
@@ -269,10 +268,10 @@ export function createCommentsService(deps: CommentsDeps) {
             for (const row of rows) if (visible(row) && out.length < take) out.push(row);
             const last = rows[rows.length - 1];
             if (out.length >= take || rows.length < take || last === undefined) return out;
-            cursor = byCreation(last);
+            cursor = creationCursor(last);
           }
         },
-        byCreation,
+        creationCursor,
       );
       return { items: await threadsInOrder(app.apiKeyId, page.items.map((r) => r.id)), pageToken: page.pageToken };
     },

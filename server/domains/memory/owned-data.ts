@@ -1,3 +1,4 @@
+import { cursorAt } from '../../db/keyset.js';
 import type { OwnedData, UserDataSource } from '../../platform/owned-data.js';
 import type { Deleted, JudgmentsRepo } from './repo.js';
 import { toJudgment } from './shapes.js';
@@ -39,7 +40,7 @@ export function memoryUserData(repo: JudgmentsRepo): UserDataSource {
     feature: 'judgments',
     async list(key, after, take) {
       const rows = await repo.listByReviewer(key.apiKeyId, key.organizationId, key.userId, after, take);
-      return rows.map((row) => ({ item: toJudgment(row), cursor: { at: Number(row.decidedAt), id: row.id } }));
+      return rows.map((row) => ({ item: toJudgment(row), cursor: cursorAt(row.decidedAt, row.id) }));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, type Cursor } from '../../db/keyset.js';
 
 /** A judgment row as stored (see prisma/models.prisma). */
 export interface JudgmentRow {
@@ -88,7 +88,7 @@ export function createJudgmentsRepo(db: Db) {
           ...(filters.documentId !== undefined ? { documentId: filters.documentId } : {}),
           ...(filters.reviewerId !== undefined ? { reviewerId: filters.reviewerId } : {}),
           ...(filters.decision !== undefined ? { decision: filters.decision } : {}),
-          ...keysetAfter(after, BigInt, { order: 'desc', at: 'decidedAt' }),
+          ...afterMs(after, { order: 'desc', at: 'decidedAt' }),
         },
         orderBy: newestFirst,
         take,
@@ -104,7 +104,7 @@ export function createJudgmentsRepo(db: Db) {
         where: {
           apiKeyId,
           reviewerId,
-          AND: [{ OR: [{ organizationId }, { organizationId: null }] }, keysetAfter(after, BigInt, { at: 'decidedAt' })],
+          AND: [{ OR: [{ organizationId }, { organizationId: null }] }, afterMs(after, { at: 'decidedAt' })],
         },
         orderBy: oldestFirst,
         take,

@@ -2,6 +2,7 @@ import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, POSTINGS_BUD
 import type { TJudgment } from '../../../contract/memory/schemas.js';
 import type { TSuggestDecisionData } from '../../../contract/memory/suggest-decision.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError, alreadyExists, invalidArgument } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -19,7 +20,7 @@ export interface App {
   apiKeyId: string;
 }
 
-const byDecision = (row: JudgmentRow) => ({ at: Number(row.decidedAt), id: row.id });
+const byDecision = (row: JudgmentRow) => cursorAt(row.decidedAt, row.id);
 
 export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: JudgmentIndexCache; uow: UnitOfWork; pageTokens: PageTokens; ids: Ids; clock: Clock }) {
   const { repo, indexes, uow, pageTokens, clock } = deps;

@@ -1,4 +1,5 @@
 import type { TNotification } from '../../../contract/notifications/schemas.js';
+import { cursorAt, type Cursor } from '../../db/keyset.js';
 import { ANONYMOUS_USER, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { NotificationsRepo } from './repo.js';
 import { recipientsByNotification, toNotification, userRefOf } from './shapes.js';
@@ -108,9 +109,9 @@ export function notificationsUserData(deps: { repo: NotificationsRepo; usersOf(a
         repo.listReceivedBy(key.apiKeyId, key.organizationId, key.userId, after, take),
         repo.listCausedBy(key.apiKeyId, key.organizationId, key.userId, after, take),
       ]);
-      const positions = new Map<string, { at: number; id: string }>();
-      for (const r of received) positions.set(r.notificationId, { at: Number(r.timestamp), id: r.notificationId });
-      for (const n of caused) positions.set(n.id, { at: Number(n.timestamp), id: n.id });
+      const positions = new Map<string, Cursor>();
+      for (const r of received) positions.set(r.notificationId, cursorAt(r.timestamp, r.notificationId));
+      for (const n of caused) positions.set(n.id, cursorAt(n.timestamp, n.id));
       const page = [...positions.values()].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, take);
       if (page.length === 0) return [];
       const ids = page.map((p) => p.id);

@@ -3,7 +3,7 @@ import type { TNotificationLevel } from '../../../contract/notifications/schemas
 import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
-import type { Cursor } from '../../lib/page-token.js';
+import { afterMs, type Cursor } from '../../db/keyset.js';
 
 export type RecipientRow = NotificationRecipient;
 export type SortOrder = 'asc' | 'desc';
@@ -75,22 +75,6 @@ function chunks<T>(items: readonly T[], size = ID_BATCH): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/**
- * Rows strictly past the cursor in (timestamp, id) order, `desc` or `asc`.
- * Written as `timestamp <= at AND (timestamp < at OR id < cursorId)` rather
- * than `timestamp < at OR (timestamp = at AND id < cursorId)`: the first
- * conjunct is a range on the index (the scan starts at the cursor), where a
- * top-level OR makes both databases filter from the first row of the listing
- * (page 1,000 would read the 999 pages before it).
- */
-function pastCursor(after: Cursor | undefined, order: SortOrder, idField: 'id' | 'notificationId') {
-  if (!after) return {};
-  const at = BigInt(after.at);
-  const beyond = order === 'desc' ? 'lt' : 'gt';
-  const upTo = order === 'desc' ? 'lte' : 'gte';
-  return { timestamp: { [upTo]: at }, OR: [{ timestamp: { [beyond]: at } }, { [idField]: { [beyond]: after.id } }] };
 }
 
 const ordered = (order: SortOrder, idField: 'id' | 'notificationId') => [{ timestamp: order }, { [idField]: order }];
@@ -196,7 +180,7 @@ export function createNotificationsRepo(db: Db) {
           documentId: q.documentId,
           ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
           ...(q.ids ? { id: { in: q.ids } } : {}),
-          ...pastCursor(q.after, q.order, 'id'),
+          ...afterMs(q.after, { order: q.order, at: 'timestamp' }),
         },
         orderBy: ordered(q.order, 'id'),
         take: q.take,
@@ -217,7 +201,7 @@ export function createNotificationsRepo(db: Db) {
           ...(q.documentId !== undefined ? { documentId: q.documentId } : {}),
           ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
           ...(q.ids ? { notificationId: { in: q.ids } } : {}),
-          ...pastCursor(q.after, q.order, 'notificationId'),
+          ...afterMs(q.after, { order: q.order, at: 'timestamp', id: 'notificationId' }),
         },
         orderBy: ordered(q.order, 'notificationId'),
         take: q.take,
@@ -227,7 +211,7 @@ export function createNotificationsRepo(db: Db) {
     listCausedBy: async (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number): Promise<NotificationRecord[]> =>
       (
         await db.notification.findMany({
-          where: { apiKeyId, actionUserId: userId, organizationId, ...pastCursor(after, 'asc', 'id') },
+          where: { apiKeyId, actionUserId: userId, organizationId, ...afterMs(after, { at: 'timestamp' }) },
           orderBy: ordered('asc', 'id'),
           take,
         })
@@ -236,7 +220,7 @@ export function createNotificationsRepo(db: Db) {
     /** A user's recipient rows, oldest first, after a cursor (Get All User Data). */
     listReceivedBy: (apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined, take: number) =>
       db.notificationRecipient.findMany({
-        where: { apiKeyId, userId, organizationId, ...pastCursor(after, 'asc', 'notificationId') },
+        where: { apiKeyId, userId, organizationId, ...afterMs(after, { at: 'timestamp', id: 'notificationId' }) },
         orderBy: ordered('asc', 'notificationId'),
         take,
       }),

@@ -2,6 +2,7 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import { RESERVED_TEMPLATE_VARIABLES } from '../../../contract/notifications/custom-notifications.js';
 import type { TNotification, TNotificationLevel } from '../../../contract/notifications/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -22,8 +23,8 @@ export interface App {
   apiKey: string;
 }
 
-const byTimestamp = (row: { timestamp: bigint; id: string }) => ({ at: Number(row.timestamp), id: row.id });
-const byRecipientTimestamp = (row: RecipientRow) => ({ at: Number(row.timestamp), id: row.notificationId });
+const byTimestamp = (row: { timestamp: bigint; id: string }) => cursorAt(row.timestamp, row.id);
+const byRecipientTimestamp = (row: RecipientRow) => cursorAt(row.timestamp, row.notificationId);
 
 export function createNotificationsService(deps: {
   repo: NotificationsRepo;

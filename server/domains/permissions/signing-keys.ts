@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { USER_TOKEN_ALGORITHM as ALG, USER_TOKEN_ISSUER as ISSUER, type UserTokenBody, type UserTokenClaims } from '../../../contract/permissions/user-token.js';
 import type { Db } from '../../db/client.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../lib/clock.js';
 import { digest, type Sealer } from '../../lib/crypto.js';
 
 /** User tokens live 48 hours (the specification's JWT lifetime). */
@@ -40,9 +41,8 @@ export type { UserTokenBody, UserTokenClaims };
  * retired key stays published (and accepted) until every token it signed has
  * expired.
  */
-export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Sealer; now?: () => Date }) {
-  const { db, sealer } = deps;
-  const now = deps.now ?? (() => new Date());
+export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Sealer; clock: Clock }) {
+  const { db, sealer, clock } = deps;
   const active = new Map<string, { kid: string; key: KeyLike; audience: string; loadedAt: number }>();
 
   /** A new key pair and its row; generated before any transaction, which only writes it. */
@@ -56,13 +56,13 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
 
   async function createKey(apiKeyId: string) {
     const { kid, key, row } = await newKey(apiKeyId);
-    await db.signingKey.create({ data: row });
+    await db.signingKey.create({ data: { ...row, createdAt: BigInt(clock.nowMs()) } });
     return { kid, key };
   }
 
   async function activeKey(apiKeyId: string) {
     const cached = active.get(apiKeyId);
-    if (cached && now().getTime() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
+    if (cached && clock.nowMs() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
     const app = await db.apiKey.findUnique({ where: { id: apiKeyId }, select: { keyDigest: true } });
     if (!app) throw new Error(`no application ${apiKeyId}`);
     const row = await db.signingKey.findFirst({ where: { apiKeyId, retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
@@ -70,7 +70,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
       ? { kid: row.kid, key: (await importJWK(JSON.parse(sealer.open(row.privateJwkSealed)) as JWK, ALG)) as KeyLike }
       : await createKey(apiKeyId);
     // The stored digest is applicationAudience(apiKey): the raw key is never at hand here.
-    const entry = { ...loaded, audience: app.keyDigest, loadedAt: now().getTime() };
+    const entry = { ...loaded, audience: app.keyDigest, loadedAt: clock.nowMs() };
     active.set(apiKeyId, entry);
     return entry;
   }
@@ -82,12 +82,12 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
     return app?.id ?? null;
   }
 
-  const stillPublished = () => ({ OR: [{ retiredAt: null }, { retiredAt: { gt: new Date(now().getTime() - USER_TOKEN_TTL_SECONDS * 1000) } }] });
+  const stillPublished = () => ({ OR: [{ retiredAt: null }, { retiredAt: { gt: BigInt(clock.nowMs() - USER_TOKEN_TTL_SECONDS * 1000) } }] });
 
   return {
     async sign(apiKeyId: string, claims: UserTokenBody, subject: string): Promise<string> {
       const { kid, key, audience } = await activeKey(apiKeyId);
-      const issuedAt = Math.floor(now().getTime() / 1000);
+      const issuedAt = Math.floor(clock.nowMs() / 1000);
       return new SignJWT({ ...claims, app: apiKeyId })
         .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
         .setIssuer(ISSUER)
@@ -102,8 +102,9 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
       const { kid, row } = await newKey(apiKeyId);
       // Retire and replace together: a failure must not leave the application without an active key.
       await deps.uow.run(async () => {
-        await db.signingKey.updateMany({ where: { apiKeyId, retiredAt: null }, data: { retiredAt: now() } });
-        await db.signingKey.create({ data: row });
+        const at = BigInt(clock.nowMs());
+        await db.signingKey.updateMany({ where: { apiKeyId, retiredAt: null }, data: { retiredAt: at } });
+        await db.signingKey.create({ data: { ...row, createdAt: at } });
       });
       active.delete(apiKeyId);
       return { kid };
@@ -152,7 +153,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
         algorithms: [ALG],
         issuer: ISSUER,
         audience: expected.audience,
-        currentDate: now(),
+        currentDate: clock.now(),
       });
       if (payload.app !== apiKeyId) throw new Error('user token names another application than its key');
       return payload;

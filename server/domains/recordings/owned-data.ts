@@ -1,3 +1,4 @@
+import { creationCursor } from '../../db/keyset.js';
 import { ownedDataOfRepo, type OwnedData, type UserDataSource } from '../../platform/owned-data.js';
 import type { RecordingsRepo } from './repo.js';
 import { toRecording } from './shapes.js';
@@ -13,7 +14,7 @@ export function recordingsUserData(repo: RecordingsRepo): UserDataSource {
     feature: 'recordings',
     async list(key, after, take) {
       const rows = await repo.listByUser(key.apiKeyId, key.organizationId, key.userId, after, take);
-      return rows.map((row) => ({ item: toRecording(row, key.apiKey), cursor: { at: Number(row.createdAt), id: row.id } }));
+      return rows.map((row) => ({ item: toRecording(row, key.apiKey), cursor: creationCursor(row) }));
     },
   };
 }

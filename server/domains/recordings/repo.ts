@@ -2,7 +2,7 @@ import type { TUserRef } from '../../../contract/common/content.js';
 import type { TRecording } from '../../../contract/recordings/schemas.js';
 import type { Db } from '../../db/client.js';
 import { userJson } from '../../db/json-columns.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
 /** A recording (see prisma/models.prisma), its JSON columns decoded. */
 export interface RecordingRecord {
@@ -32,10 +32,6 @@ const recordingFrom = (row: RecordingRow): RecordingRecord => ({
   attachments: JSON.parse(row.attachments) as TRecording['attachments'],
 });
 
-const after = (cursor: Cursor | undefined) => keysetAfter(cursor, BigInt);
-
-const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
-
 /** Recordings; every query is scoped by the application (apiKeyId). */
 export function createRecordingsRepo(db: Db) {
   return {
@@ -59,15 +55,15 @@ export function createRecordingsRepo(db: Db) {
           organizationId: q.organizationId,
           ...(q.documentId !== undefined ? { documentId: q.documentId } : {}),
           ...(q.ids !== undefined ? { id: { in: [...q.ids] } } : {}),
-          ...after(q.after),
+          ...afterMs(q.after),
         },
-        orderBy: byCreation,
+        orderBy: byCreation(),
         take: q.take,
       })).map(recordingFrom),
 
     /** The user's recordings in one organization (Get All User Data). */
     listByUser: async (apiKeyId: string, organizationId: string, userId: string, cursor: Cursor | undefined, take: number): Promise<RecordingRecord[]> =>
-      (await db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...after(cursor) }, orderBy: byCreation, take })).map(recordingFrom),
+      (await db.recording.findMany({ where: { apiKeyId, userId, organizationId, ...afterMs(cursor) }, orderBy: byCreation(), take })).map(recordingFrom),
 
     /** Deletes those of `ids` the organization has; returns the IDs deleted. */
     async deleteMany(apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<string[]> {

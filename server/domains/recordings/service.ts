@@ -1,6 +1,7 @@
 import type { TAddRecordingData } from '../../../contract/recordings/add-recording.js';
 import type { TRecording } from '../../../contract/recordings/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { creationCursor } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -13,8 +14,6 @@ import { pageScope } from '../../lib/page-scope.js';
 import type { Caller } from '../activities/shapes.js';
 import type { RecordingRecord, RecordingsRepo } from './repo.js';
 import { durationDisplay, toRecording } from './shapes.js';
-
-const byCreation = (row: RecordingRecord) => ({ at: Number(row.createdAt), id: row.id });
 
 export function createRecordingsService(deps: {
   repo: RecordingsRepo;
@@ -78,7 +77,7 @@ export function createRecordingsService(deps: {
         scope,
         input,
         (after, take) => repo.list(app.apiKeyId, { organizationId: input.organizationId, documentId: input.documentId, ids, after, take }),
-        byCreation,
+        creationCursor,
       );
       return { items: page.items.map((row) => toRecording(row, app.apiKey)), pageToken: page.pageToken };
     },

@@ -1,5 +1,6 @@
 import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 import type { ReadCache } from '../../platform/read-cache.js';
 
 export type SettingKind = 'activity' | 'email' | 'permissionProvider' | 'advancedWebhooks';
@@ -11,7 +12,7 @@ export type SettingKind = 'activity' | 'email' | 'permissionProvider' | 'advance
  * here invalidates its row. The cache keeps the stored text: each reader
  * parses its own copy, so no caller can change what the next one reads.
  */
-export function createSettingsRepo(db: Db, cache?: ReadCache) {
+export function createSettingsRepo(db: Db, clock: Clock, cache?: ReadCache) {
   const texts = cache?.space<string | null>('workspace.setting');
   const keyOf = (apiKeyId: string, kind: SettingKind) => `${apiKeyId}\u0000${kind}`;
   const readText = async (apiKeyId: string, kind: SettingKind): Promise<string | null> => {
@@ -27,10 +28,11 @@ export function createSettingsRepo(db: Db, cache?: ReadCache) {
 
     async put(apiKeyId: string, kind: SettingKind, value: unknown): Promise<void> {
       const text = JSON.stringify(value);
+      const updatedAt = BigInt(clock.nowMs());
       await db.setting.upsert({
         where: { apiKeyId_kind: { apiKeyId, kind } },
-        create: { apiKeyId, kind, value: text },
-        update: { value: text },
+        create: { apiKeyId, kind, value: text, updatedAt },
+        update: { value: text, updatedAt },
       });
       changed(apiKeyId, kind);
     },
@@ -44,11 +46,11 @@ export function createSettingsRepo(db: Db, cache?: ReadCache) {
      */
     async update<T>(apiKeyId: string, kind: SettingKind, initial: unknown, change: (current: unknown) => T): Promise<T> {
       // The row exists from here on (insert-if-absent is one statement), so every writer goes through the compare-and-set below.
-      await upsertMany(db, 'Setting', [{ apiKeyId, kind, value: JSON.stringify(initial), updatedAt: new Date(0) }], { key: ['apiKeyId', 'kind'], update: [] });
+      await upsertMany(db, 'Setting', [{ apiKeyId, kind, value: JSON.stringify(initial), updatedAt: clock.nowMs() }], { key: ['apiKeyId', 'kind'], update: [] });
       for (;;) {
         const row = await db.setting.findUniqueOrThrow({ where: { apiKeyId_kind: { apiKeyId, kind } }, select: { value: true } });
         const next = change(JSON.parse(row.value));
-        const written = await db.setting.updateMany({ where: { apiKeyId, kind, value: row.value }, data: { value: JSON.stringify(next) } });
+        const written = await db.setting.updateMany({ where: { apiKeyId, kind, value: row.value }, data: { value: JSON.stringify(next), updatedAt: BigInt(clock.nowMs()) } });
         if (written.count === 1) {
           changed(apiKeyId, kind);
           return next;

@@ -40,7 +40,7 @@ afterAll(() => server?.close());
 beforeEach(async () => {
   await server.running.database.db.activity.deleteMany({});
   await server.running.database.db.domainEvent.deleteMany({});
-  await createSettingsRepo(server.running.database.db, server.running.services.readCache).put(appId, 'activity', { isEnabled: false });
+  await createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', { isEnabled: false });
 });
 
 describe('Delete Activities', () => {

@@ -77,7 +77,7 @@ async function publish<T extends EventType>(type: T, payload: EventPayload<T>, a
 }
 
 const logs = async () => (await client.activities.getActivityLogs({ organizationId: ORG, order: 'asc' })).data;
-const setConfig = (value: unknown) => createSettingsRepo(server.running.database.db, server.running.services.readCache).put(appId, 'activity', value);
+const setConfig = (value: unknown) => createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', value);
 
 beforeAll(async () => {
   server = await startTestServer({}, { overrides: { clock } });

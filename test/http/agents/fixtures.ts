@@ -54,7 +54,7 @@ export async function startAgentsTest(): Promise<AgentsTestContext> {
 export async function openedConfig(server: TestServer, apiKeyId: string, agentId: string, version: number): Promise<any> {
   const config = loadConfig(server.env);
   const db = server.running.database.db;
-  const sealer = await openVerifiedSealer(db, { envValue: config.masterKey, dataDir: config.dataDir });
+  const sealer = await openVerifiedSealer(db, { envValue: config.masterKey, dataDir: config.dataDir }, server.running.services.clock);
   const row = await db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId, version } });
   return createAgentSecrets(sealer).open(JSON.parse(row.config)).plain;
 }

@@ -101,7 +101,7 @@ describe('the read cache is used', () => {
     const { apiKey } = await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey);
     expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
     // Straight to the table, as another process without Redis would.
-    await createSettingsRepo(server.running.database.db).put(apiKey.id, 'activity', { isEnabled: true });
+    await createSettingsRepo(server.running.database.db, server.running.services.clock).put(apiKey.id, 'activity', { isEnabled: true });
     expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(false);
     server.running.services.readCache.dropAll();
     expect((await activityConfig(server.url, ws)).body.result.data.activityServiceConfig.isEnabled).toBe(true);

@@ -58,12 +58,14 @@ describe('Get Auth Tokens', () => {
   });
 
   it('stores tokens sealed, never in plain text', async () => {
+    // Times are BigInt columns, which JSON.stringify refuses: as text, like every other column.
+    const text = (rows: unknown) => JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
     const rows = await server.running.database.db.authToken.findMany();
-    const stored = JSON.stringify(rows);
+    const stored = text(rows);
     expect(stored).not.toContain(a.authToken);
-    const keys = JSON.stringify(await server.running.database.db.apiKey.findMany());
+    const keys = text(await server.running.database.db.apiKey.findMany());
     expect(keys).not.toContain(a.apiKey);
-    const workspaces = JSON.stringify(await server.running.database.db.workspace.findMany());
+    const workspaces = text(await server.running.database.db.workspace.findMany());
     expect(workspaces).not.toContain(a.workspaceAuthToken);
   });
 });

@@ -11,7 +11,7 @@ beforeAll(async () => {
   server = await startTestServer();
   [a, b] = await Promise.all([server.workspace(), server.workspace()]);
   // Until the update operations exist, configure workspace A through the repo.
-  const settings = createSettingsRepo(server.running.database.db, server.running.services.readCache);
+  const settings = createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache);
   const appA = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
   await settings.put(appA, 'permissionProvider', { usePermissionProvider: true, permissionProviderUrl: 'https://perm.example.com/check', authTokenSealed: '' });
 });

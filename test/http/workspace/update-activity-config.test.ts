@@ -95,7 +95,7 @@ describe('Update Activity Config', () => {
   it('reads a stored config through its schema: a row that does not fit is an error, not trusted', async () => {
     const fresh = await server.workspace();
     const appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', fresh.apiKey)).apiKey.id;
-    await createSettingsRepo(server.running.database.db, server.running.services.readCache).put(appId, 'activity', { isEnabled: 'sometimes' });
+    await createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', { isEnabled: 'sometimes' });
     await expectCollabError(server.client(fresh).workspace.getActivityConfig(), 'INTERNAL');
   });
 });
