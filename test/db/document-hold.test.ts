@@ -5,6 +5,7 @@
 // the migration's statements ran and stayed under the old ID, owned by no
 // document. SQLite's gate runs one transaction at a time: nothing to race.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDocumentsRepo } from '../../server/domains/access/repos/documents.js';
 import { usingPostgres } from '../helpers/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -21,7 +22,8 @@ it.skipIf(!usingPostgres)('a migration waits for a write that holds the document
   const client = server.client(ws);
   await client.organizations.addDocument({ organizationId: 'hold-org', documentId: 'old' });
   const { db, uow } = server.running.database;
-  const { accessRepos, owned } = server.running.services;
+  const { owned } = server.running.services;
+  const documents = createDocumentsRepo(db);
   const apiKeyId = (await db.document.findFirstOrThrow({ where: { organizationId: 'hold-org', id: 'old' } })).apiKeyId;
 
   let release!: () => void;
@@ -29,7 +31,7 @@ it.skipIf(!usingPostgres)('a migration waits for a write that holds the document
   let holding!: () => void;
   const held = new Promise<void>((resolve) => (holding = resolve));
   const write = uow.run(async () => {
-    expect(await accessRepos.documents.holdDocuments(apiKeyId, 'hold-org', ['old'])).toEqual(new Set(['old']));
+    expect(await documents.holdDocuments(apiKeyId, 'hold-org', ['old'])).toEqual(new Set(['old']));
     holding();
     await released;
     // Content of the document, written after the migration started.

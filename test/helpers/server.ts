@@ -1,6 +1,7 @@
 import { createClient, type Client } from '../../sdk/index.js';
 import { loadConfig } from '../../server/config.js';
 import { runCli } from '../../server/cli.js';
+import { createSettingsRepo, type SettingKind } from '../../server/domains/workspace/repo.js';
 import { startServer, type RunningServer, type StartOptions } from '../../server/server.js';
 import { createTestDatabase } from './database.js';
 import { captureLogger, recordSecret, recordSecretsIn } from './log-capture.js';
@@ -54,7 +55,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     // The CLI is another process: its change reaches this server's credential and settings cache
     // within 1 s, or at once through REDIS_URL. Tests see it at once, as with Redis; the real
     // cross-process timing is test/http/workspace/credential-cache.test.ts's.
-    running.services.readCache.dropAll();
+    running.services.forgetCachedReads();
     if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
     recordSecretsIn(result.stdout);
     const key = args.indexOf('--key');
@@ -110,4 +111,14 @@ const recordingFetch: typeof fetch = async (input, init) => {
 /** The application headers of a workspace. */
 export function appHeaders(c: WorkspaceCredentials): Record<string, string> {
   return { 'x-service-api-key': c.apiKey, 'x-service-auth-token': c.authToken };
+}
+
+/**
+ * Writes a stored setting as given (no validation: for states the API cannot
+ * produce) straight to the table, then has the server forget its cached
+ * reads, as a writer in this process would have invalidated them.
+ */
+export async function putRawSetting(server: TestServer, apiKeyId: string, kind: SettingKind, value: unknown): Promise<void> {
+  await createSettingsRepo(server.running.database.db, server.running.services.clock).put(apiKeyId, kind, value);
+  server.running.services.forgetCachedReads();
 }

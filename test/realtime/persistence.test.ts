@@ -8,6 +8,7 @@ import * as Y from 'yjs';
 import { documentNameOf } from '../../contract/crdt/document-name.js';
 import { createCrdtRepo } from '../../server/domains/crdt/repo.js';
 import { createAccessLookups } from '../../server/domains/access/lookups.js';
+import { createAccessRepos } from '../../server/domains/access/repos/index.js';
 import { createEnsureHeldDocument } from '../../server/domains/access/open-document.js';
 import { createCrdtStore } from '../../server/domains/crdt/store.js';
 import { createPersistence } from '../../server/realtime/persistence.js';
@@ -30,6 +31,7 @@ afterAll(() => server?.close());
 function setUp(failures: number) {
   const { db, uow } = server.running.database;
   const real = createCrdtRepo(db);
+  const access = createAccessRepos(db);
   const seen = { failed: 0, loadedWhileFailing: [] as boolean[], errors: [] as string[] };
   let left = failures;
   const repo = {
@@ -49,9 +51,9 @@ function setUp(failures: number) {
     apiKeyId: appId,
     store: createCrdtStore({
       repo,
-      find: createAccessLookups(server.running.services.accessRepos),
-      documents: server.running.services.accessRepos.documents,
-      ensureHeldDocument: createEnsureHeldDocument(server.running.services.accessRepos),
+      find: createAccessLookups(access),
+      documents: access.documents,
+      ensureHeldDocument: createEnsureHeldDocument(access),
       uow,
       events: server.running.services.events,
       clock: server.running.services.clock,

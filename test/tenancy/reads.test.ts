@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
-import { createSettingsRepo } from '../../server/domains/workspace/repo.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeReceivers, startReceiver } from '../helpers/receiver.js';
-import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
+import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials, putRawSetting } from '../helpers/server.js';
 
 /**
  * Workspace B, with its own valid credentials, asks every read operation for
@@ -104,10 +103,9 @@ beforeAll(async () => {
   server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   a = await server.workspace(`${MARKER}@example.com`);
   b = await server.workspace();
-  const settings = createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache);
   const appA = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
-  await settings.put(appA, 'activity', { isEnabled: true, triggers: { [MARKER]: { added: true } } });
-  await settings.put(appA, 'permissionProvider', { usePermissionProvider: false, permissionProviderUrl: `https://${MARKER}.example.com`, authTokenSealed: '' });
+  await putRawSetting(server, appA, 'activity', { isEnabled: true, triggers: { [MARKER]: { added: true } } });
+  await putRawSetting(server, appA, 'permissionProvider', { usePermissionProvider: false, permissionProviderUrl: `https://${MARKER}.example.com`, authTokenSealed: '' });
   const client = server.client(a);
   await client.organizations.addOrganization({ organizationId: ID, organizationName: MARKER });
   await client.organizations.addFolder({ organizationId: ID, folderId: ID, folderName: MARKER });

@@ -1,4 +1,5 @@
-import type { DomainEvent, EventBus } from '../../platform/events.js';
+import type { DomainEvent } from '../../platform/events.js';
+import { projection, type Projection } from '../../platform/module.js';
 import type { JobDef, Jobs } from '../../platform/jobs.js';
 import type { Audience } from '../notifications/audience.js';
 import { involvedIn, NOTIFYING_EVENTS, scopeOf, type NotifyingEvent } from '../notifications/projection.js';
@@ -19,15 +20,14 @@ const EMAIL_ADDRESS = /^[^\s@"<>(),;:\\[\]]+@[^\s@"<>(),;:\\[\]]+\.[^\s@"<>(),;:
  * recipient, so publishing again never sends twice; the job sends after
  * the commit, and a rolled-back change sends nothing.
  */
-export function registerEmailProjection(deps: {
-  events: EventBus;
+export function emailProjection(deps: {
   jobs: Jobs;
   sendEmail: JobDef<SendEmailPayload>;
   settings: Pick<WorkspaceConfigService, 'emailTriggers'>;
   audience: Pick<Audience, 'reached' | 'usersOf'>;
-}) {
-  const { events, jobs, sendEmail, settings, audience } = deps;
-  events.project(NOTIFYING_EVENTS, 'email', async (raw) => {
+}): Projection {
+  const { jobs, sendEmail, settings, audience } = deps;
+  return projection(NOTIFYING_EVENTS, 'email', async (raw) => {
     const event = raw as DomainEvent<NotifyingEvent>;
     const triggers = await settings.emailTriggers(event.apiKeyId);
     if (triggers === null || !Object.hasOwn(triggers, event.type) || triggers[event.type] !== true) return;

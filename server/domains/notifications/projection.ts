@@ -2,7 +2,8 @@ import type { TComment, TCommentAnnotation } from '../../../contract/comments/sc
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
 import type { Ids } from '../../lib/ids.js';
-import type { DomainEvent, EventBus } from '../../platform/events.js';
+import type { DomainEvent } from '../../platform/events.js';
+import { projection, type Projection } from '../../platform/module.js';
 import type { Audience } from './audience.js';
 import type { NotificationsRepo } from './repo.js';
 
@@ -127,9 +128,9 @@ export function involvedIn(event: DomainEvent<NotifyingEvent>): Map<string, TUse
  * `context` only when their access fields match it. No notification is
  * written when nobody is reached.
  */
-export function registerNotificationProjection(deps: { events: EventBus; repo: NotificationsRepo; audience: Audience; ids: Ids }) {
-  const { events, repo, audience, ids } = deps;
-  events.project(NOTIFYING_EVENTS, 'notifications', async (raw) => {
+export function notificationProjection(deps: { repo: NotificationsRepo; audience: Audience; ids: Ids }): Projection {
+  const { repo, audience, ids } = deps;
+  return projection(NOTIFYING_EVENTS, 'notifications', async (raw) => {
     const event = raw as DomainEvent<NotifyingEvent>;
     const { annotation, where, actionUser } = scopeOf(event);
     const involved = involvedIn(event);

@@ -7,10 +7,9 @@ import { ACTIVITY_TRIGGERS, PROJECTED_EVENT_TYPES, type ProjectedEventType } fro
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
 import type { TRecording } from '../../../contract/recordings/schemas.js';
-import { createSettingsRepo } from '../../../server/domains/workspace/repo.js';
 import { testClock } from '../../../server/lib/clock.js';
 import type { Client } from '../../../sdk/index.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials, putRawSetting } from '../../helpers/server.js';
 
 const ORG = 'p-org';
 const DOC = 'p-doc';
@@ -77,7 +76,7 @@ async function publish<T extends EventType>(type: T, payload: EventPayload<T>, a
 }
 
 const logs = async () => (await client.activities.getActivityLogs({ organizationId: ORG, order: 'asc' })).data;
-const setConfig = (value: unknown) => createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', value);
+const setConfig = (value: unknown) => putRawSetting(server, appId, 'activity', value);
 
 beforeAll(async () => {
   server = await startTestServer({}, { overrides: { clock } });

@@ -3,10 +3,9 @@
 // immutable log refuses them all.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventFromRow } from '../../../server/platform/events.js';
-import { createSettingsRepo } from '../../../server/domains/workspace/repo.js';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials, putRawSetting } from '../../helpers/server.js';
 
 const ORG = 'w-org';
 let server: TestServer;
@@ -42,7 +41,7 @@ afterAll(() => server?.close());
 beforeEach(async () => {
   await server.running.database.db.activity.deleteMany({});
   await server.running.database.db.domainEvent.deleteMany({});
-  await createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', { isEnabled: false });
+  await putRawSetting(server, appId, 'activity', { isEnabled: false });
 });
 
 describe('another application', () => {

@@ -6,7 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotification } from '../../../contract/notifications/schemas.js';
+import { createAccessChecks } from '../../../server/domains/access/checks.js';
+import { createAccessRepos } from '../../../server/domains/access/repos/index.js';
+import { createAudience } from '../../../server/domains/notifications/audience.js';
+import { involvedIn, scopeOf, type NotifyingEvent } from '../../../server/domains/notifications/projection.js';
+import { createNotificationsRepo } from '../../../server/domains/notifications/repo.js';
 import { testClock } from '../../../server/lib/clock.js';
+import type { DomainEvent } from '../../../server/platform/events.js';
 import type { Client } from '../../../sdk/index.js';
 import { usingPostgres } from '../../helpers/database.js';
 import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
@@ -224,10 +230,30 @@ describe(`notification projection (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`,
     await client.users.addUsers({ organizationId: ORG, users: many.map((u) => ({ userId: u.userId, name: u.name, email: u.email })) });
     await client.notifications.setNotificationConfig({ organizationId: ORG, userIds: many.map((u) => u.userId), config: { inbox: 'MINE', email: 'ALL' } });
     await client.notifications.setNotificationConfig({ organizationId: ORG, documentIds: ['doc'], userIds: many.slice(0, 10).map((u) => u.userId), config: { inbox: 'ALL' } });
-    const repos = server.running.services.accessRepos;
+    const thread = threadOf({ organizationId: ORG, documentId: 'doc', from: ann });
+    expect(await reply('doc', ann, thread, 'all of you', many)).toEqual(many.map((u) => u.userId));
+    // The same fan-out (the inbox projection's reads) over access repos this test watches, built as the server
+    // builds them: one query per aggregate, whatever the number of users.
+    const { db } = server.running.database;
+    const repos = createAccessRepos(db);
+    const audience = createAudience({ repo: createNotificationsRepo(db), users: repos.users, checks: createAccessChecks({ ...repos, now: clock.now }) });
+    const comment = commentOf(ann, 'all of you', many);
+    const event: DomainEvent<NotifyingEvent> = {
+      id: 'evt_fan_out',
+      type: 'comment.add',
+      apiKeyId: app,
+      organizationId: ORG,
+      documentId: 'doc',
+      actor: ann,
+      occurredAt: clock.nowMs(),
+      payload: { annotation: { ...thread, comments: [...thread.comments, comment] }, comment },
+    };
     const calls = { users: vi.spyOn(repos.users, 'findUsers'), groups: vi.spyOn(repos.groups, 'groupsOfUsers'), grants: vi.spyOn(repos.grants, 'liveGrantsOnDocument') };
     try {
-      expect(await reply('doc', ann, threadOf({ organizationId: ORG, documentId: 'doc', from: ann }), 'all of you', many)).toEqual(many.map((u) => u.userId));
+      const { annotation, where, actionUser } = scopeOf(event);
+      const involved = involvedIn(event);
+      const reached = await audience.reached(where, 'inbox', involved, actionUser.userId, annotation.context);
+      expect((await audience.recipientsOf(app, reached, involved)).map((r) => r.userId).sort()).toEqual(many.map((u) => u.userId));
       expect([calls.users.mock.calls.length, calls.groups.mock.calls.length, calls.grants.mock.calls.length]).toEqual([1, 1, 1]);
     } finally {
       Object.values(calls).forEach((spy) => spy.mockRestore());

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSettingsRepo } from '../../../server/domains/workspace/repo.js';
 import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials, putRawSetting } from '../../helpers/server.js';
 
 let server: TestServer;
 let a: WorkspaceCredentials;
@@ -11,9 +10,8 @@ beforeAll(async () => {
   server = await startTestServer();
   [a, b] = await Promise.all([server.workspace(), server.workspace()]);
   // Until the update operations exist, configure workspace A through the repo.
-  const settings = createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache);
   const appA = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
-  await settings.put(appA, 'email', {
+  await putRawSetting(server, appA, 'email', {
     useEmailService: true,
     type: 'custom',
     apiKeySealed: '',

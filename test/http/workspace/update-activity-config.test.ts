@@ -1,10 +1,9 @@
 // Update Activity Config: a partial, deep merge over the stored config, read
 // back by Get Activity Config; concurrent updates both take effect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSettingsRepo } from '../../../server/domains/workspace/repo.js';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { startTestServer, type TestServer, type WorkspaceCredentials, putRawSetting } from '../../helpers/server.js';
 
 let server: TestServer;
 let ws: WorkspaceCredentials;
@@ -95,7 +94,7 @@ describe('Update Activity Config', () => {
   it('reads a stored config through its schema: a row that does not fit is an error, not trusted', async () => {
     const fresh = await server.workspace();
     const appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', fresh.apiKey)).apiKey.id;
-    await createSettingsRepo(server.running.database.db, server.running.services.clock, server.running.services.readCache).put(appId, 'activity', { isEnabled: 'sometimes' });
+    await putRawSetting(server, appId, 'activity', { isEnabled: 'sometimes' });
     await expectCollabError(server.client(fresh).workspace.getActivityConfig(), 'INTERNAL');
   });
 });

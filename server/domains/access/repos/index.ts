@@ -7,9 +7,10 @@ import { createOrganizationsRepo } from './organizations.js';
 import { createUsersRepo } from './users.js';
 
 /**
- * The access model's repos, one per aggregate, built once by the composition
- * root. Consumers take only the repos (and methods) they use; this set exists
- * for the wiring, and for tests that watch the queries of one aggregate.
+ * The access model's repos, one per aggregate, built once by the access
+ * module (../module.ts). Consumers take only the repos (and methods) they
+ * use; this set exists for the wiring, and for tests that build their own to
+ * watch the queries of one aggregate.
  */
 export function createAccessRepos(db: Db) {
   return {

@@ -1,0 +1,17 @@
+import type { DomainModule, Platform } from '../../platform/module.js';
+import { withReadCache } from './cached-repo.js';
+import { createFeatureGate } from './features.js';
+import { createAccountsRepo } from './repo.js';
+import { createAccountsService } from './service.js';
+
+/** Workspaces, applications and their credentials, read through the read cache; and the feature gate on them. */
+export function accountsModule(p: Platform) {
+  const repo = withReadCache(createAccountsRepo(p.db), p.readCache);
+  const features = createFeatureGate(repo);
+  const accounts = createAccountsService({ repo, uow: p.uow, sealer: p.sealer, clock: p.clock, unverifiedKeyGraceDays: p.config.unverifiedKeyGraceDays });
+  return {
+    services: { accounts, features },
+    // Ask AI opens the calling application's sealed provider key (set with the CLI's `ai-key set`).
+    shared: { sealedAiKeyOf: (apiKeyId: string, provider: string) => repo.sealedAiKeyOf(apiKeyId, provider) },
+  } satisfies DomainModule;
+}

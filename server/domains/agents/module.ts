@@ -1,0 +1,14 @@
+import type { DomainModule, Platform } from '../../platform/module.js';
+import { createAgentGroups } from './groups.js';
+import type { AgentLimits } from './limits.js';
+import { createAgentsRepo } from './repo.js';
+import { createAgentSecrets } from './secrets.js';
+import { createAgentsService } from './service.js';
+
+/** Agents: built-in agents from the catalog in code, custom agents with versioned configurations (secrets sealed), and groups. Nothing here runs an agent. */
+export function agentsModule(p: Platform, deps: { limits?: AgentLimits | undefined }) {
+  const repo = createAgentsRepo(p.db);
+  const agents = createAgentsService({ repo, uow: p.uow, secrets: createAgentSecrets(p.sealer), pageTokens: p.pageTokens, ids: p.ids, clock: p.clock, limits: deps.limits });
+  const agentGroups = createAgentGroups({ repo, uow: p.uow, ids: p.ids, clock: p.clock, limits: deps.limits });
+  return { services: { agents, agentGroups } } satisfies DomainModule;
+}
