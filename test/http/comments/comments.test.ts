@@ -1,26 +1,10 @@
 // Comments inside a thread: Add, Get, Update and Delete Comments, through
 // HTTP with the SDK.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
-import { testClock } from '../../../server/lib/clock.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { server, client, clock, thread, ann, bob, useCommentsServer } from './fixture.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-const clock = testClock(Date.UTC(2026, 3, 1));
-const thread = { organizationId: 'org', documentId: 'doc' };
-const ann = { userId: 'ann' };
-const bob = { userId: 'bob' };
-
-beforeAll(async () => {
-  server = await startTestServer({}, { overrides: { clock } });
-  ws = await server.workspace();
-  client = server.client(ws);
-  await client.users.addUsers({ organizationId: 'org', users: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }] });
-});
-afterAll(() => server?.close());
+useCommentsServer();
 
 async function open(annotationId: string, comments = [{ commentId: 'first', commentText: 'first' }]) {
   await client.comments.addCommentAnnotations({ ...thread, commentAnnotations: [{ annotationId, from: ann, commentData: comments }] });

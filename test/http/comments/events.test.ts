@@ -245,7 +245,6 @@ describe(`a failed comment write leaves neither rows nor events (${usingPostgres
   });
 });
 
-
 describe('projections of comment events', () => {
   it('with activity logging on, comment writes become activity records in the same transaction', async () => {
     await client.workspace.updateActivityConfig({ isEnabled: true });

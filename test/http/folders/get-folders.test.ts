@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { server, ws, client, ORG, useFoldersServer } from './fixture.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-const ORG = 'f-org';
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  // a ⊃ b ⊃ c, and d at the top.
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'a', folderName: 'A', accessType: 'public' });
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'b', parentFolderId: 'a' });
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'c', parentFolderId: 'b', inheritAccessFromParent: false, accessType: 'restricted' });
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'd' });
-});
-afterAll(() => server?.close());
+useFoldersServer();
 
 const ids = (folders: Array<{ folderId: string; subFolders?: unknown[] }>) => folders.map((f) => f.folderId);
 

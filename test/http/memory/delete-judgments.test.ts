@@ -1,37 +1,9 @@
 // Delete Judgments: per-ID answers and the revision row, through the SDK.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
-import { testClock } from '../../../server/lib/clock.js';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { server, ws, client, appId, judgment, useJudgmentsServer } from './fixture.js';
 
-const clock = testClock(Date.UTC(2026, 5, 1));
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let appId: string;
-
-const judgment = (overrides: Partial<TAddJudgmentData> = {}): TAddJudgmentData => ({
-  subject: 'Renew the hosting vendor contract',
-  decision: 'approve',
-  reason: 'Cheaper than the alternatives',
-  reviewerId: 'ann',
-  ...overrides,
-});
-
-beforeAll(async () => {
-  server = await startTestServer({}, { overrides: { clock } });
-  ws = await server.workspace();
-  client = server.client(ws);
-  appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
-});
-afterAll(() => server?.close());
-beforeEach(async () => {
-  await server.running.database.db.judgment.deleteMany({});
-  await server.running.database.db.judgmentRevision.deleteMany({});
-  clock.advance(1000);
-});
+useJudgmentsServer();
 
 const revision = async () => server.running.database.db.judgmentRevision.findUnique({ where: { apiKeyId: appId } });
 

@@ -1,47 +1,12 @@
 // Add Recording: the recorder annotation of the specification, recorder.done
 // in the same transaction, validation and domain errors.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TAddRecordingData } from '../../../contract/recordings/add-recording.js';
-import { testClock } from '../../../server/lib/clock.js';
 import { eventFromRow } from '../../../server/platform/events.js';
-import type { Client } from '../../../sdk/index.js';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { ORG, clock, server, ws, client, appId, attachment, recording, useRecordingsServer } from './fixture.js';
 
-const ORG = 'r-org';
-const clock = testClock(Date.UTC(2026, 5, 1));
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-let appId: string;
-
-const attachment = { attachmentId: 482_913, url: 'https://files.example.com/rec/1.webm', mimeType: 'video/webm', name: 'Screen recording.webm', type: 'video', size: 1_234_567 };
-const recording = (overrides: Partial<TAddRecordingData> = {}): TAddRecordingData => ({
-  organizationId: ORG,
-  documentId: 'doc-1',
-  recordingType: 'screen',
-  mode: 'floating',
-  recordedTime: { duration: 3_723_500 },
-  displayName: 'Walkthrough',
-  attachments: [attachment],
-  from: { userId: 'ada', name: 'Ada', email: 'ada@example.com' },
-  ...overrides,
-});
-
-beforeAll(async () => {
-  server = await startTestServer({}, { overrides: { clock } });
-  ws = await server.workspace();
-  client = server.client(ws);
-  appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
-  await client.organizations.addOrganization({ organizationId: ORG });
-  for (const documentId of ['doc-1', 'doc-2']) await client.organizations.addDocument({ organizationId: ORG, documentId });
-});
-afterAll(() => server?.close());
-beforeEach(async () => {
-  await server.running.database.db.recording.deleteMany({});
-  await server.running.database.db.domainEvent.deleteMany({});
-  clock.advance(1000);
-});
+useRecordingsServer();
 
 describe('Add Recording', () => {
   it('stores the recorder annotation, computes the HH:MM:SS display, and publishes recorder.done in the same transaction', async () => {
