@@ -2,70 +2,31 @@
 // fields kept, and the URLs refused; what the provider then decides is
 // test/http/permissions/permission-provider.test.ts.
 import pino from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { closeReceivers, startReceiver } from '../../helpers/receiver.js';
 import { createClient } from '../../../sdk/index.js';
 import { loadConfig } from '../../../server/config.js';
 import { startServer } from '../../../server/server.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { usePermissionProvider } from '../../helpers/permission-provider.js';
 
-/** A real permission provider on loopback: answers with `respond`, records what it was asked. */
-let providerUrl: string;
-let asked: Array<{ authorization: string | undefined; body: any }> = [];
-let respond: (body: any, res: import('node:http').ServerResponse) => void;
-
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  const provider = await startReceiver((req, res) => {
-    const body = JSON.parse(req.body);
-    asked.push({ authorization: req.headers.authorization, body });
-    respond(body, res);
-  }, '/permissions');
-  providerUrl = provider.url;
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  const creds = await server.workspace();
-  client = server.client(creds);
-  await client.organizations.addDocument({ organizationId: 'o', documentId: 'shared', accessType: 'restricted' });
-});
-afterAll(async () => {
-  await server?.close();
-  await closeReceivers();
-});
-beforeEach(() => {
-  asked = [];
-  // Default provider: u-yes may read documents, nobody else anything.
-  respond = (body, res) => {
-    const data = body.data.requests.map((r: any) => ({
-      userId: r.userId,
-      resourceId: r.resource.id,
-      type: r.resource.type,
-      hasAccess: r.userId === 'u-yes' && r.resource.type === 'document',
-      ...(r.userId === 'u-yes' ? { accessRole: 'viewer', expiresAt: 4_000_000_000 } : {}),
-    }));
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ data }));
-  };
-});
+const bed = usePermissionProvider({ turnOn: false });
 
 describe('Update Permission Provider Config', () => {
   it('turns the provider on and reads back, keeping fields not sent', async () => {
-    const updated = await client.workspace.updatePermissionProviderConfig({
+    const updated = await bed.client.workspace.updatePermissionProviderConfig({
       usePermissionProvider: true,
-      permissionProviderConfig: { permissionProviderUrl: providerUrl, authToken: 'provider-secret' },
+      permissionProviderConfig: { permissionProviderUrl: bed.provider.url, authToken: 'provider-secret' },
     });
-    expect(updated.data).toEqual({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: providerUrl, authToken: 'provider-secret' } });
-    const off = await client.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
+    expect(updated.data).toEqual({ usePermissionProvider: true, permissionProviderConfig: { permissionProviderUrl: bed.provider.url, authToken: 'provider-secret' } });
+    const off = await bed.client.workspace.updatePermissionProviderConfig({ usePermissionProvider: false });
     expect(off.data.permissionProviderConfig.authToken).toBe('provider-secret');
-    await client.workspace.updatePermissionProviderConfig({ usePermissionProvider: true });
-    expect((await client.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(true);
+    await bed.client.workspace.updatePermissionProviderConfig({ usePermissionProvider: true });
+    expect((await bed.client.workspace.getPermissionProviderConfig()).data.usePermissionProvider).toBe(true);
   });
 
   it('needs a URL to turn on, and at least one field', async () => {
-    const fresh = server.client(await server.workspace());
+    const fresh = bed.server.client(await bed.server.workspace());
     await expectCollabError(fresh.workspace.updatePermissionProviderConfig({ usePermissionProvider: true }), 'INVALID_ARGUMENT', /permissionProviderUrl is required/);
     await expectCollabError(fresh.workspace.updatePermissionProviderConfig({}), 'INVALID_ARGUMENT', /give usePermissionProvider/);
     await expectCollabError(
