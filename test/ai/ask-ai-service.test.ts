@@ -11,6 +11,7 @@ import { Sealer } from '../../server/lib/crypto.js';
 
 const sealer = new Sealer(randomBytes(32));
 const input = { model: 'gpt-4o-mini', prompt: 'Shorten.', text: 'A long text.' };
+const caller = { apiKeyId: 'k', apiKey: 'ak_test' };
 
 function service(call: () => Promise<never>, sealed: string | null = sealer.seal('sk-proj-unit-test-key-0123')) {
   const fail = () => call();
@@ -26,7 +27,7 @@ function service(call: () => Promise<never>, sealed: string | null = sealer.seal
 describe('Ask AI service', () => {
   it('lets an error that is not the provider\'s through (the error envelope says INTERNAL), not success: false', async () => {
     const bug = new TypeError("Cannot read properties of undefined (reading 'choices')");
-    await expect(service(() => Promise.reject(bug)).askAi({ apiKeyId: 'k' }, input)).rejects.toThrow(
+    await expect(service(() => Promise.reject(bug)).askAi(caller, input)).rejects.toThrow(
       "unexpected TypeError during the openai call: Cannot read properties of undefined (reading 'choices')",
     );
   });
@@ -35,7 +36,7 @@ describe('Ask AI service', () => {
     // What undici throws for a key with a line break in it (stored before `ai-key set` refused such keys).
     const headerError = new TypeError('Headers.append: "Bearer sk-proj-unit-test-key-0123" is an invalid header value.');
     const thrown = await service(() => Promise.reject(headerError))
-      .askAi({ apiKeyId: 'k' }, input)
+      .askAi(caller, input)
       .catch((error: Error) => error);
     expect((thrown as Error).message).toMatch(/^unexpected TypeError during the openai call: /);
     expect((thrown as Error).message).not.toContain('sk-proj');
@@ -45,7 +46,7 @@ describe('Ask AI service', () => {
   it('a stored key sealed under another master key is a handled failure saying how to fix it', async () => {
     const other = new Sealer(randomBytes(32)).seal('sk-proj-unit-test-key-0123');
     const never = () => Promise.reject(new Error('the provider must not be called'));
-    expect(await service(never, other).askAi({ apiKeyId: 'k' }, input)).toEqual({
+    expect(await service(never, other).askAi(caller, input)).toEqual({
       success: false,
       error: 'the stored API key for provider openai cannot be decrypted; set it again with `ai-key set --provider openai`',
     });

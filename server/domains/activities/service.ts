@@ -14,7 +14,8 @@ import type { AccessLookups } from '../access/lookups.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import { pageScope } from '../../lib/page-scope.js';
 import type { ActivitiesRepo, ActivityFilter, ActivityRecord } from './repo.js';
-import { toActivity, type Caller } from './shapes.js';
+import { toActivity } from './shapes.js';
+import type { Caller } from '../../platform/caller.js';
 
 export interface ActivityChange {
   organizationId: string;

@@ -1,12 +1,6 @@
 import type { TActivity, TFeatureType } from '../../../contract/activities/schemas.js';
 import type { ActivityRecord } from './repo.js';
 
-/** The calling application: its ID scopes every query, its key is `metadata.apiKey` of what it reads. */
-export interface Caller {
-  apiKeyId: string;
-  apiKey: string;
-}
-
 /**
  * A stored record in the contract's shape. `apiKey` comes from the reader
  * (never stored): the caller's key in responses, '' in event payloads, which

@@ -7,8 +7,7 @@ import type { Ids } from '../../lib/ids.js';
 import { builtinAgent } from './builtins.js';
 import type { AgentGroupRecord, AgentsRepo } from './repo.js';
 import { agentLimitsOf, type AgentLimits } from './limits.js';
-
-type Caller = { apiKeyId: string };
+import type { Caller } from '../../platform/caller.js';
 
 const membersOf = (row: AgentGroupRecord) => row.agentIds;
 

@@ -12,8 +12,7 @@ import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from 
 import { agentLimitsOf, type AgentLimits } from './limits.js';
 import type { AgentRow, AgentsRepo } from './repo.js';
 import { keepRedactedSecrets, type AgentSecrets, type Config } from './secrets.js';
-
-type Caller = { apiKeyId: string };
+import type { Caller } from '../../platform/caller.js';
 
 /** How often Update Agent Version starts over when another version of the same agent was written first. */
 const VERSION_ATTEMPTS = 20;

@@ -4,6 +4,7 @@ import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { providerFailure, scrubKey } from './failures.js';
 import { createProviderCalls, loadSdks, providerOf, supportedPrefixes, type AiProviderName, type ProviderCalls } from './providers.js';
+import type { Caller } from '../../platform/caller.js';
 
 export interface AiDeps {
   /** The calling application's sealed key for a provider, null when none is set (`ai-key set`). */
@@ -32,7 +33,7 @@ export function createAiService(deps: AiDeps) {
   const timeoutMs = deps.options.timeoutMs;
 
   return {
-    async askAi(app: { apiKeyId: string }, input: TAskAiData, options: AskOptions = {}): Promise<TAskAiOutcome> {
+    async askAi(app: Caller, input: TAskAiData, options: AskOptions = {}): Promise<TAskAiOutcome> {
       const log = options.log ?? deps.log;
       const fail = (provider: AiProviderName | undefined, status: number | string, error: string): TAskAiOutcome => {
         // Provider, model and status only: never the key, the prompt or the text. A model name of no known

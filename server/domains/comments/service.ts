@@ -29,13 +29,9 @@ import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UsersRepo } from '../access/repos/users.js';
 import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
+import type { Caller } from '../../platform/caller.js';
 
 type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
-
-/** The calling application: its ID scopes every query. */
-export interface App {
-  apiKeyId: string;
-}
 
 export interface CommentsDeps {
   repo: CommentsRepo;
@@ -77,7 +73,7 @@ export function createCommentsService(deps: CommentsDeps) {
     };
   }
 
-  function publish<T extends EventType>(app: App, type: T, annotation: TCommentAnnotation, actor: TUserRef, payload: EventPayload<T>) {
+  function publish<T extends EventType>(app: Caller, type: T, annotation: TCommentAnnotation, actor: TUserRef, payload: EventPayload<T>) {
     return events.publish({ type, apiKeyId: app.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId, actor, payload });
   }
 
@@ -157,7 +153,7 @@ export function createCommentsService(deps: CommentsDeps) {
   }
 
   /** The access fields of `userId` on each of these documents it can read (absent: it cannot). */
-  async function readable(app: App, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, string[]>> {
+  async function readable(app: Caller, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, string[]>> {
     const fields = new Map<string, string[]>();
     for (const documentId of new Set(documentIds)) {
       const granted = await checks.onDocument(app.apiKeyId, organizationId, documentId, userId);
@@ -167,7 +163,7 @@ export function createCommentsService(deps: CommentsDeps) {
   }
 
   return {
-    async addCommentAnnotations(app: App, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
+    async addCommentAnnotations(app: Caller, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         // As Add Permissions: a client app creates a document by opening it.
@@ -230,7 +226,7 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async getCommentAnnotations(app: App, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {
+    async getCommentAnnotations(app: Caller, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {
       await organizationOrThrow(app.apiKeyId, input.organizationId);
       if (input.documentId !== undefined && !(await documents.findDocument(app.apiKeyId, input.organizationId, input.documentId))) {
         throw notFound(`document ${input.documentId} does not exist in organization ${input.organizationId}`);
@@ -276,7 +272,7 @@ export function createCommentsService(deps: CommentsDeps) {
       return { items: await threadsInOrder(app.apiKeyId, page.items.map((r) => r.id)), pageToken: page.pageToken };
     },
 
-    async updateCommentAnnotations(app: App, input: DataOf<typeof updateCommentAnnotations>): Promise<TCommentAnnotation[]> {
+    async updateCommentAnnotations(app: Caller, input: DataOf<typeof updateCommentAnnotations>): Promise<TCommentAnnotation[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         await repo.lockThreads(key, input.annotationIds);
@@ -341,7 +337,7 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async deleteCommentAnnotations(app: App, input: DataOf<typeof deleteCommentAnnotations>): Promise<void> {
+    async deleteCommentAnnotations(app: Caller, input: DataOf<typeof deleteCommentAnnotations>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
         await repo.lockThreads(key, input.annotationIds);
@@ -357,7 +353,7 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async getCommentAnnotationsCount(app: App, input: DataOf<typeof getCommentAnnotationsCount>) {
+    async getCommentAnnotationsCount(app: Caller, input: DataOf<typeof getCommentAnnotationsCount>) {
       await organizationOrThrow(app.apiKeyId, input.organizationId);
       const counts = idMap<{ total: number; unread: number }>();
       for (const documentId of input.documentIds) counts[documentId] = { total: 0, unread: 0 };
@@ -378,7 +374,7 @@ export function createCommentsService(deps: CommentsDeps) {
     },
 
     // ── comments ──
-    async addComments(app: App, input: DataOf<typeof addComments>): Promise<TComment[]> {
+    async addComments(app: Caller, input: DataOf<typeof addComments>): Promise<TComment[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         await threadRowOrThrow(key, input.annotationId);
@@ -413,14 +409,14 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async getComments(app: App, input: DataOf<typeof getComments>): Promise<TComment[]> {
+    async getComments(app: Caller, input: DataOf<typeof getComments>): Promise<TComment[]> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       const thread = await threadOrThrow(key, input.annotationId);
       const wanted = input.commentIds ? new Set(input.commentIds) : undefined;
       return thread.comments.filter((c) => wanted === undefined || wanted.has(c.id)).map(toComment);
     },
 
-    async updateComment(app: App, input: DataOf<typeof updateComment>): Promise<TComment> {
+    async updateComment(app: Caller, input: DataOf<typeof updateComment>): Promise<TComment> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         const before = await commentRowOrThrow(key, input.annotationId, input.commentId);
@@ -450,7 +446,7 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async deleteComments(app: App, input: DataOf<typeof deleteComments>): Promise<void> {
+    async deleteComments(app: Caller, input: DataOf<typeof deleteComments>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
         await repo.lockThreads(key, [input.annotationId]);
@@ -478,7 +474,7 @@ export function createCommentsService(deps: CommentsDeps) {
     },
 
     // ── reactions ──
-    async addReaction(app: App, input: DataOf<typeof addReaction>): Promise<TReaction> {
+    async addReaction(app: Caller, input: DataOf<typeof addReaction>): Promise<TReaction> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       return uow.run(async () => {
         await commentRowOrThrow(key, input.annotationId, input.commentId);
@@ -505,7 +501,7 @@ export function createCommentsService(deps: CommentsDeps) {
       });
     },
 
-    async deleteReaction(app: App, input: DataOf<typeof deleteReaction>): Promise<void> {
+    async deleteReaction(app: Caller, input: DataOf<typeof deleteReaction>): Promise<void> {
       const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
       await uow.run(async () => {
         await commentRowOrThrow(key, input.annotationId, input.commentId);

@@ -9,10 +9,7 @@ import type { LiveDocuments } from './live-documents.js';
 import type { CrdtRow } from './repo.js';
 import type { CrdtStore } from './store.js';
 import { checkValue, clearValue, CrdtValueError, readValue, writeValue } from './values/index.js';
-
-interface Caller {
-  apiKeyId: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 /** A codec refusal is the caller's mistake. */
 function asInvalid<T>(work: () => T): T {

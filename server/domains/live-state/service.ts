@@ -7,10 +7,7 @@ import type { DocumentKey } from '../../platform/owned-data.js';
 import type { AccessLookups } from '../access/lookups.js';
 import { toEntry, type LiveStateDelivery } from './delivery.js';
 import type { LiveStateRepo } from './repo.js';
-
-interface Caller {
-  apiKeyId: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -14,11 +14,7 @@ import { pageScope } from '../../lib/page-scope.js';
 import type { JudgmentFilters, JudgmentRow, JudgmentsRepo } from './repo.js';
 import { judgmentRow, toJudgment } from './shapes.js';
 import { suggestFromHits, type SuggestResult } from './suggest.js';
-
-/** The calling application: its ID scopes every query. */
-export interface App {
-  apiKeyId: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 const byDecision = (row: JudgmentRow) => cursorAt(row.decidedAt, row.id);
 
@@ -26,7 +22,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
   const { repo, indexes, uow, pageTokens, clock } = deps;
 
   return {
-    async addJudgment(app: App, input: TAddJudgmentData): Promise<TJudgment> {
+    async addJudgment(app: Caller, input: TAddJudgmentData): Promise<TJudgment> {
       const now = clock.nowMs();
       const decidedAt = input.decidedAt ?? now;
       if (decidedAt > now + DECIDED_AT_FUTURE_SLACK_MS) throw invalidArgument('data.decidedAt: must not be more than a minute in the future');
@@ -55,14 +51,14 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
       return toJudgment(row);
     },
 
-    async getJudgments(app: App, input: JudgmentFilters & { pageSize?: number; pageToken?: string }) {
+    async getJudgments(app: Caller, input: JudgmentFilters & { pageSize?: number; pageToken?: string }) {
       const filters: JudgmentFilters = { organizationId: input.organizationId, documentId: input.documentId, reviewerId: input.reviewerId, decision: input.decision };
       const scope = pageScope('judgments', app.apiKeyId, filters.organizationId ?? null, filters.documentId ?? null, filters.reviewerId ?? null, filters.decision ?? null);
       const page = await pageTokens.page(scope, input, (after, take) => repo.list(app.apiKeyId, filters, after, take), byDecision);
       return { items: page.items.map(toJudgment), pageToken: page.pageToken };
     },
 
-    async deleteJudgments(app: App, input: { judgmentIds: string[] }) {
+    async deleteJudgments(app: Caller, input: { judgmentIds: string[] }) {
       const deleted = await uow.run(async () => {
         const gone = await repo.deleteMany(app.apiKeyId, input.judgmentIds);
         if (gone.ids.length > 0) await repo.bump(app.apiKeyId, -gone.ids.length, -gone.postings);
@@ -76,7 +72,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
     },
 
     /** Recommends from the judgments most relevant to the query (see suggest.ts and the README). */
-    async suggestDecision(app: App, input: TSuggestDecisionData): Promise<SuggestResult> {
+    async suggestDecision(app: Caller, input: TSuggestDecisionData): Promise<SuggestResult> {
       const index = await indexes.current(app.apiKeyId);
       if (index === null) return { primary: null, conflict: null };
       return suggestFromHits(index.find(input.query), { organizationId: input.organizationId, documentId: input.documentId }, clock.nowMs());

@@ -8,6 +8,7 @@ import type { OwnedDataRegistry } from '../../platform/owned-data.js';
 import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
+import type { Caller } from '../../platform/caller.js';
 
 const ZMigration = z.object({ apiKeyId: z.string(), organizationId: z.string(), documentId: z.string(), newDocumentId: z.string() });
 
@@ -59,7 +60,7 @@ export function createMigrationsService(deps: {
   });
 
   return {
-    async migrateDocuments(app: { apiKeyId: string }, input: { organizationId: string; documentId: string; newDocumentId: string }) {
+    async migrateDocuments(app: Caller, input: { organizationId: string; documentId: string; newDocumentId: string }) {
       return uow.run(async () => {
         await find.organization(app.apiKeyId, input.organizationId);
         await find.document(app.apiKeyId, input.organizationId, input.documentId);
@@ -71,7 +72,7 @@ export function createMigrationsService(deps: {
       });
     },
 
-    async getMigrateDocumentsStatus(app: { apiKeyId: string }, input: { organizationId: string; migrationId: string }) {
+    async getMigrateDocumentsStatus(app: Caller, input: { organizationId: string; migrationId: string }) {
       const job = await jobs.get(input.migrationId);
       const payload = job !== null && job.kind === migration.kind && job.apiKeyId === app.apiKeyId ? ZMigration.safeParse(job.payload) : undefined;
       // Another application's, another organization's or another kind of job reads exactly like an unknown one.

@@ -16,12 +16,7 @@ import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { Audience } from './audience.js';
 import type { NotificationRecord, NotificationsRepo, RecipientRow, SortOrder } from './repo.js';
 import { effectiveConfig, recipientsByNotification, templateVariables, toNotification, userRefOf } from './shapes.js';
-
-/** The calling application: its ID scopes every query, its key is echoed in `metadata.apiKey`. */
-export interface App {
-  apiKeyId: string;
-  apiKey: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 const byTimestamp = (row: { timestamp: bigint; id: string }) => cursorAt(row.timestamp, row.id);
 const byRecipientTimestamp = (row: RecipientRow) => cursorAt(row.timestamp, row.notificationId);
@@ -41,24 +36,24 @@ export function createNotificationsService(deps: {
   const { repo, organizations, documents, find, audience, uow, features, pageTokens, clock, ids } = deps;
 
   /** Notification rows in the response shape, with every recipient's row for the maps and read state. */
-  async function records(app: App, rows: NotificationRecord[], recipientUser?: TUserRef): Promise<TNotification[]> {
+  async function records(app: Caller, rows: NotificationRecord[], recipientUser?: TUserRef): Promise<TNotification[]> {
     const recipients = recipientsByNotification(await repo.recipientsOf(app.apiKeyId, rows.map((r) => r.id)));
     return rows.map((row) => toNotification(row, recipients.get(row.id) ?? [], app.apiKey, recipientUser));
   }
 
-  async function recipientUserOf(app: App, userId: string): Promise<TUserRef> {
+  async function recipientUserOf(app: Caller, userId: string): Promise<TUserRef> {
     return userRefOf(userId, (await audience.usersOf(app.apiKeyId, [userId])).get(userId));
   }
 
   /** Missing documents of the organization among these IDs. */
-  async function missingDocuments(app: App, organizationId: string, documentIds: readonly string[]): Promise<string[]> {
+  async function missingDocuments(app: Caller, organizationId: string, documentIds: readonly string[]): Promise<string[]> {
     const found = new Set((await documents.findDocuments(app.apiKeyId, organizationId, [...documentIds])).map((d) => d.id));
     return documentIds.filter((id) => !found.has(id));
   }
 
   return {
     async getNotifications(
-      app: App,
+      app: Caller,
       input: {
         organizationId: string;
         documentId?: string;
@@ -101,7 +96,7 @@ export function createNotificationsService(deps: {
       return { items: await records(app, inOrder, await recipientUserOf(app, userId)), pageToken: page.pageToken };
     },
 
-    async getNotificationConfig(app: App, input: { organizationId: string; documentIds: string[]; userId: string }) {
+    async getNotificationConfig(app: Caller, input: { organizationId: string; documentIds: string[]; userId: string }) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, documentIds, userId } = input;
       await find.organization(app.apiKeyId, organizationId);
@@ -120,7 +115,7 @@ export function createNotificationsService(deps: {
     },
 
     async setNotificationConfig(
-      app: App,
+      app: Caller,
       input: { organizationId: string; documentIds?: string[]; userIds: string[]; config: Partial<Record<'inbox' | 'email' | 'slack', TNotificationLevel>> },
     ) {
       await features.require(app.apiKeyId, 'notifications');
@@ -161,7 +156,7 @@ export function createNotificationsService(deps: {
     },
 
     async addNotification(
-      app: App,
+      app: Caller,
       input: {
         organizationId: string;
         documentId?: string;
@@ -245,7 +240,7 @@ export function createNotificationsService(deps: {
       });
     },
 
-    async updateNotifications(app: App, input: { organizationId: string; userId: string; notificationIds: string[]; read: boolean }) {
+    async updateNotifications(app: Caller, input: { organizationId: string; userId: string; notificationIds: string[]; read: boolean }) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, userId, read } = input;
       const changed = await uow.run(() => repo.setRead(app.apiKeyId, organizationId, userId, [...new Set(input.notificationIds)], read ? clock.nowMs() : null));
@@ -258,7 +253,7 @@ export function createNotificationsService(deps: {
       return outcomes;
     },
 
-    async deleteNotifications(app: App, input: { organizationId: string; notificationIds: string[]; userId?: string }) {
+    async deleteNotifications(app: Caller, input: { organizationId: string; notificationIds: string[]; userId?: string }) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, userId } = input;
       const ids = [...new Set(input.notificationIds)];

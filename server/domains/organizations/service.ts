@@ -3,7 +3,6 @@ import { createdOnce } from '../../db/errors.js';
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
-import type { App } from '../access/app.js';
 import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { FoldersRepo } from '../access/repos/folders.js';
@@ -12,6 +11,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { OwnedDataRegistry } from '../../platform/owned-data.js';
 import { folderNodes } from '../access/tree.js';
 import { folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
+import type { Caller } from '../../platform/caller.js';
 
 const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
 
@@ -27,29 +27,29 @@ export function createOrganizationsService(deps: {
 }) {
   const { organizations, folders, documents, find, uow, features, pageTokens, owned } = deps;
 
-  const organizationOrThrow = (app: App, organizationId: string) => find.organization(app.apiKeyId, organizationId);
-  const folderOrThrow = (app: App, organizationId: string, folderId: string) => find.folder(app.apiKeyId, organizationId, folderId);
-  const documentOrThrow = (app: App, organizationId: string, documentId: string) => find.document(app.apiKeyId, organizationId, documentId);
+  const organizationOrThrow = (app: Caller, organizationId: string) => find.organization(app.apiKeyId, organizationId);
+  const folderOrThrow = (app: Caller, organizationId: string, folderId: string) => find.folder(app.apiKeyId, organizationId, folderId);
+  const documentOrThrow = (app: Caller, organizationId: string, documentId: string) => find.document(app.apiKeyId, organizationId, documentId);
 
-  async function folderRecord(app: App, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
+  async function folderRecord(app: Caller, organizationId: string, folderId: string, depth = 0): Promise<TFolder> {
     const tree = folderTree(await folders.listFolders(app.apiKeyId, organizationId), app.apiKey);
     // The listing already holds the folder; the lookup only runs to raise NOT_FOUND.
     return tree.record(tree.byId.get(folderId) ?? (await folderOrThrow(app, organizationId, folderId)), depth);
   }
 
-  async function documentRecord(app: App, row: Parameters<typeof toDocument>[0]): Promise<TDocument> {
+  async function documentRecord(app: Caller, row: Parameters<typeof toDocument>[0]): Promise<TDocument> {
     return toDocument(row, row.folderId === null ? new Map() : folderNodes(await folders.listFolders(app.apiKeyId, row.organizationId)));
   }
 
   /** `root` (or nothing) is the top of the organization; anything else must be a folder of it. */
-  async function parentIdFrom(app: App, organizationId: string, parentFolderId: string | undefined): Promise<string | null> {
+  async function parentIdFrom(app: Caller, organizationId: string, parentFolderId: string | undefined): Promise<string | null> {
     if (parentFolderId === undefined || parentFolderId === ROOT) return null;
     await folderOrThrow(app, organizationId, parentFolderId);
     return parentFolderId;
   }
 
   /** Deletes a folder and every folder below it, with their documents and grants; inside a unit of work. */
-  async function deleteFolderTree(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
+  async function deleteFolderTree(app: Caller, input: { organizationId: string; folderId: string }): Promise<void> {
     await organizations.lockOrganization(app.apiKeyId, input.organizationId);
     await folderOrThrow(app, input.organizationId, input.folderId);
     const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
@@ -70,14 +70,14 @@ export function createOrganizationsService(deps: {
 
   return {
     // ── organizations ──
-    async addOrganization(app: App, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
+    async addOrganization(app: Caller, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
       const row = await createdOnce(`organization ${input.organizationId}`, () =>
         organizations.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
       );
       return toOrganization(row);
     },
 
-    async getOrganizations(app: App, input: { organizationIds?: string[]; pageSize?: number; pageToken?: string }) {
+    async getOrganizations(app: Caller, input: { organizationIds?: string[]; pageSize?: number; pageToken?: string }) {
       const scope = ['organizations', app.apiKeyId, (input.organizationIds ?? []).join('\u0000')].join('\n');
       const page = await pageTokens.page(
         scope,
@@ -88,12 +88,12 @@ export function createOrganizationsService(deps: {
       return { items: page.items.map(toOrganization), pageToken: page.pageToken };
     },
 
-    async updateOrganization(app: App, input: { organizationId: string; organizationName?: string; disabled?: boolean }): Promise<TOrganization> {
+    async updateOrganization(app: Caller, input: { organizationId: string; organizationName?: string; disabled?: boolean }): Promise<TOrganization> {
       await organizationOrThrow(app, input.organizationId);
       return toOrganization(await organizations.updateOrganization(app.apiKeyId, input.organizationId, { name: input.organizationName, disabled: input.disabled }));
     },
 
-    async deleteOrganization(app: App, input: { organizationId: string }): Promise<void> {
+    async deleteOrganization(app: Caller, input: { organizationId: string }): Promise<void> {
       await uow.run(async () => {
         // The organization row first, as every structural change takes it: in any other
         // order a delete and a folder move lock each other's rows (a deadlock on PostgreSQL).
@@ -105,7 +105,7 @@ export function createOrganizationsService(deps: {
     },
 
     // ── folders ──
-    async getFolders(app: App, input: { organizationId: string; folderId?: string; maxDepth?: number }): Promise<TFolder[]> {
+    async getFolders(app: Caller, input: { organizationId: string; folderId?: string; maxDepth?: number }): Promise<TFolder[]> {
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
       const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
@@ -116,7 +116,7 @@ export function createOrganizationsService(deps: {
     },
 
     async addFolder(
-      app: App,
+      app: Caller,
       input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
     ): Promise<TFolder> {
       return uow.run(async () => {
@@ -137,7 +137,7 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async updateFolder(app: App, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
+    async updateFolder(app: Caller, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
       // The cycle check and the move together: two crossing moves must not both pass the check.
       return uow.run(async () => {
         await organizations.lockOrganization(app.apiKeyId, input.organizationId);
@@ -156,12 +156,12 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async deleteFolder(app: App, input: { organizationId: string; folderId: string }): Promise<void> {
+    async deleteFolder(app: Caller, input: { organizationId: string; folderId: string }): Promise<void> {
       await uow.run(() => deleteFolderTree(app, input));
     },
 
     async updateFolderAccess(
-      app: App,
+      app: Caller,
       input: { organizationId: string; folderId: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
     ): Promise<TFolder> {
       await folderOrThrow(app, input.organizationId, input.folderId);
@@ -173,7 +173,7 @@ export function createOrganizationsService(deps: {
     },
 
     // ── documents ──
-    async getDocuments(app: App, input: { organizationId: string; documentIds?: string[]; folderId?: string; pageSize?: number; pageToken?: string }) {
+    async getDocuments(app: Caller, input: { organizationId: string; documentIds?: string[]; folderId?: string; pageSize?: number; pageToken?: string }) {
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
       if (input.folderId !== undefined) await folderOrThrow(app, input.organizationId, input.folderId);
@@ -192,7 +192,7 @@ export function createOrganizationsService(deps: {
     },
 
     async addDocument(
-      app: App,
+      app: Caller,
       input: { organizationId: string; documentId: string; documentName?: string; folderId?: string; accessType?: TAccessType },
     ): Promise<TDocument> {
       return uow.run(async () => {
@@ -212,26 +212,26 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async updateDocument(app: App, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
+    async updateDocument(app: Caller, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
       const row = await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { name: input.documentName, disabled: input.disabled });
       return documentRecord(app, row);
     },
 
-    async deleteDocument(app: App, input: { organizationId: string; documentId: string }): Promise<void> {
+    async deleteDocument(app: Caller, input: { organizationId: string; documentId: string }): Promise<void> {
       await uow.run(async () => {
         await documentOrThrow(app, input.organizationId, input.documentId);
         await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds: [input.documentId] });
       });
     },
 
-    async moveDocument(app: App, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {
+    async moveDocument(app: Caller, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
       const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
       return documentRecord(app, await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { folderId }));
     },
 
-    async updateDocumentAccess(app: App, input: { organizationId: string; documentId: string; accessType: TAccessType }): Promise<TDocument> {
+    async updateDocumentAccess(app: Caller, input: { organizationId: string; documentId: string; accessType: TAccessType }): Promise<TDocument> {
       const document = await documentOrThrow(app, input.organizationId, input.documentId);
       if (document.folderId !== null) {
         throw failedPrecondition(

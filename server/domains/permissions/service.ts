@@ -1,7 +1,6 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
 import { idMap } from '../../lib/id-map.js';
-import type { App } from '../access/app.js';
 import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { FoldersRepo } from '../access/repos/folders.js';
@@ -16,6 +15,7 @@ import type { WorkspaceConfigService } from '../workspace/service.js';
 import { mergeUser } from '../users/profile.js';
 import type { SigningKeys, UserTokenBody } from './signing-keys.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Caller } from '../../platform/caller.js';
 
 type Maps = Required<Omit<TPermissionResult, 'context'>> & Pick<TPermissionResult, 'context'>;
 type Principal = { type: PrincipalType; id: string; organizationId?: string };
@@ -51,7 +51,7 @@ export function createPermissionsService(deps: {
   const { find, uow } = deps;
 
   /** Get Permissions from the stored grants. */
-  async function resolveLocally(app: App, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
+  async function resolveLocally(app: Caller, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
     const { organizationId, userIds } = input;
     const [organization, folderRows, documentRows, memberships] = await Promise.all([
       deps.organizations.findOrganization(app.apiKeyId, organizationId),
@@ -117,7 +117,7 @@ export function createPermissionsService(deps: {
 
   /** Get Permissions from the application's permission provider; local records only add accessType. */
   async function resolveWithProvider(
-    app: App,
+    app: Caller,
     target: NonNullable<Awaited<ReturnType<WorkspaceConfigService['permissionProviderTarget']>>>,
     input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] },
   ) {
@@ -155,7 +155,7 @@ export function createPermissionsService(deps: {
   }
 
   /** Checks the principal and the entries, creating missing organizations, folders and documents. */
-  async function prepareGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
+  async function prepareGrants(app: Caller, principal: Principal, resources: TResourcePermission[]) {
     if (principal.type === 'group') {
       await find.group(app.apiKeyId, principal.organizationId!, principal.id);
       const foreign = resources.find((r) => organizationOf(r) !== principal.organizationId);
@@ -173,7 +173,7 @@ export function createPermissionsService(deps: {
   }
 
   /** The resources (created when missing) and the grants on them; inside the caller's unit of work. */
-  async function writeGrants(app: App, principal: Principal, resources: TResourcePermission[]) {
+  async function writeGrants(app: Caller, principal: Principal, resources: TResourcePermission[]) {
     await prepareGrants(app, principal, resources);
     for (const r of resources) await deps.grants.upsertGrant(app.apiKeyId, organizationOf(r), grantRow(principal, r));
   }
@@ -197,7 +197,7 @@ export function createPermissionsService(deps: {
   }
 
   return {
-    async getPermissions(app: App, input: { organizationId: string; userIds: string[]; folderIds?: string[]; documentIds?: string[] }) {
+    async getPermissions(app: Caller, input: { organizationId: string; userIds: string[]; folderIds?: string[]; documentIds?: string[] }) {
       const normalized = {
         organizationId: input.organizationId,
         userIds: [...new Set(input.userIds)],
@@ -208,12 +208,12 @@ export function createPermissionsService(deps: {
       return target ? resolveWithProvider(app, target, normalized) : resolveLocally(app, normalized);
     },
 
-    async addPermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+    async addPermissions(app: Caller, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
       const principal = principalOf(input);
       await uow.run(() => writeGrants(app, principal, input.permissions.resources));
     },
 
-    async removePermissions(app: App, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+    async removePermissions(app: Caller, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
       const principal = principalOf(input);
       await uow.run(async () => {
         for (const r of input.permissions.resources) {
@@ -223,7 +223,7 @@ export function createPermissionsService(deps: {
     },
 
     async generateToken(
-      app: App,
+      app: Caller,
       input: {
         userId: string;
         userProperties: { name: string; email: string; isAdmin?: boolean; photoUrl?: string; color?: string; textColor?: string; initial?: string };

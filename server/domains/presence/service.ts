@@ -10,10 +10,7 @@ import type { AccessLookups } from '../access/lookups.js';
 import { newClientId, type PresenceAwareness } from './awareness.js';
 import type { ConnectedUsers } from './connected-users.js';
 import type { PresenceRecord, PresenceRepo } from './repo.js';
-
-interface Caller {
-  apiKeyId: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 function toEntry(row: PresenceRecord): TPresenceEntry {
   return {

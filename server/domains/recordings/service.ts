@@ -11,9 +11,9 @@ import type { PageTokens } from '../../lib/page-token.js';
 import type { EventBus } from '../../platform/events.js';
 import type { AccessLookups } from '../access/lookups.js';
 import { pageScope } from '../../lib/page-scope.js';
-import type { Caller } from '../activities/shapes.js';
 import type { RecordingRecord, RecordingsRepo } from './repo.js';
 import { durationDisplay, toRecording } from './shapes.js';
+import type { Caller } from '../../platform/caller.js';
 
 export function createRecordingsService(deps: {
   repo: RecordingsRepo;

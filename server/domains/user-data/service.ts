@@ -7,12 +7,7 @@ import { publicJobStatus } from '../../platform/job-status.js';
 import type { Jobs } from '../../platform/jobs.js';
 import type { OwnedDataRegistry, UserDataFeature } from '../../platform/owned-data.js';
 import type { AccessLookups } from '../access/lookups.js';
-
-/** The calling application: its ID scopes every query, its key fills `metadata.apiKey` of the items. */
-export interface App {
-  apiKeyId: string;
-  apiKey: string;
-}
+import type { Caller } from '../../platform/caller.js';
 
 const FEATURES = ['comments', 'reactions', 'recordings', 'notifications', 'judgments'] as const satisfies readonly UserDataFeature[];
 
@@ -49,7 +44,7 @@ export function createUserDataService(deps: { find: Pick<AccessLookups, 'organiz
      * one cursor per feature, so a feature that ran out stays out while the
      * others go on.
      */
-    async getAllUserData(app: App, input: { organizationId: string; userId: string; pageToken?: string }): Promise<{ data: TUserData; nextPageToken: string | null }> {
+    async getAllUserData(app: Caller, input: { organizationId: string; userId: string; pageToken?: string }): Promise<{ data: TUserData; nextPageToken: string | null }> {
       await find.organization(app.apiKeyId, input.organizationId);
       const scope = ['userData', app.apiKeyId, input.organizationId, input.userId].join('\n');
       const positions = input.pageToken === undefined ? undefined : pageTokens.open(scope, input.pageToken, ZUserDataToken);
@@ -89,14 +84,14 @@ export function createUserDataService(deps: { find: Pick<AccessLookups, 'organiz
       };
     },
 
-    async deleteAllUserData(app: App, input: { userId: string }): Promise<{ jobId: string }> {
+    async deleteAllUserData(app: Caller, input: { userId: string }): Promise<{ jobId: string }> {
       // No idempotency key: a key would keep returning a finished job, while a user added again
       // after an erasure must be erasable again. Two jobs for one user are harmless.
       const jobId = await uow.run(() => jobs.enqueue(erasure, { apiKeyId: app.apiKeyId, userId: input.userId }, { apiKeyId: app.apiKeyId }));
       return { jobId };
     },
 
-    async getDeleteAllUserDataStatus(app: App, input: { jobId: string }) {
+    async getDeleteAllUserDataStatus(app: Caller, input: { jobId: string }) {
       const job = await jobs.get(input.jobId);
       // Another application's job, or another kind of job, reads exactly like an unknown one.
       if (job === null || job.kind !== erasure.kind || job.apiKeyId !== app.apiKeyId) throw notFound(`user data deletion job ${input.jobId} does not exist`);

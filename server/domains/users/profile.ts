@@ -1,5 +1,6 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
 import type { UserRecord } from '../access/repos/users.js';
+import type { Caller } from '../../platform/caller.js';
 
 /** User records as Add Users, Update Users and Generate Token write them (the repo's row, without the tenancy key). */
 export type UserRow = Omit<UserRecord, 'apiKeyId'>;
@@ -7,7 +8,7 @@ export type UserRow = Omit<UserRecord, 'apiKeyId'>;
 const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
 
 /** The user record after applying the given fields over the stored ones. */
-export function mergeUser(app: { apiKeyId: string }, stored: UserRow | undefined, input: TUserInput): UserRecord {
+export function mergeUser(app: Caller, stored: UserRow | undefined, input: TUserInput): UserRecord {
   const name = input.name ?? stored?.name ?? '';
   const email = input.email ?? stored?.email ?? '';
   const profile = stored ? profileFields(stored.profile) : {};

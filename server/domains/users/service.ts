@@ -4,7 +4,6 @@ import { alreadyExists } from '../../lib/app-error.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { idMapOf } from '../../lib/id-map.js';
 import type { PageTokens } from '../../lib/page-token.js';
-import type { App } from '../access/app.js';
 import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { FoldersRepo } from '../access/repos/folders.js';
@@ -13,6 +12,7 @@ import type { GroupsRepo } from '../access/repos/groups.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UserRecord, UsersRepo } from '../access/repos/users.js';
 import { mergeUser, profileFields, type UserRow } from './profile.js';
+import type { Caller } from '../../platform/caller.js';
 
 type Level = { type: ResourceType; id: string; label: string };
 
@@ -51,7 +51,7 @@ export function createUsersService(deps: {
     return { type: 'organization', id: input.organizationId, label: `organization ${input.organizationId}` };
   }
 
-  async function levelOrThrow(app: App, organizationId: string, level: Level): Promise<void> {
+  async function levelOrThrow(app: Caller, organizationId: string, level: Level): Promise<void> {
     if (level.type === 'organization') await find.organization(app.apiKeyId, organizationId);
     else if (level.type === 'folder') await find.folder(app.apiKeyId, organizationId, level.id);
     else await find.document(app.apiKeyId, organizationId, level.id);
@@ -63,7 +63,7 @@ export function createUsersService(deps: {
    * specification reports per-item outcomes inside a success response).
    */
   async function prepareLevel(
-    app: App,
+    app: Caller,
     input: { organizationId: string; createDocument?: boolean; createFolder?: boolean },
     level: Level,
   ): Promise<string | null> {
@@ -81,7 +81,7 @@ export function createUsersService(deps: {
 
   return {
     async addUsers(
-      app: App,
+      app: Caller,
       input: { organizationId: string; documentId?: string; createDocument?: boolean; folderId?: string; createFolder?: boolean; users: TUserInput[] },
     ) {
       const level = levelOf(input);
@@ -105,7 +105,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async deleteUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
+    async deleteUsers(app: Caller, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
       const { organizationId } = input;
       const level = levelOf(input);
       return uow.run(async () => {
@@ -134,7 +134,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async getUsers(app: App, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
+    async getUsers(app: Caller, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
       const level = levelOf(input);
       await levelOrThrow(app, input.organizationId, level);
       const scope = ['users', app.apiKeyId, input.organizationId, level.type, level.id, (input.userIds ?? []).join('\u0000')].join('\n');
@@ -148,7 +148,7 @@ export function createUsersService(deps: {
       return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
     },
 
-    async updateUsers(app: App, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
+    async updateUsers(app: Caller, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
       const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
       return uow.run(async () => {
         const ids = input.users.map((u) => u.userId);
@@ -189,7 +189,7 @@ export function createUsersService(deps: {
     },
 
     // ── user groups ──
-    async addUserGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
+    async addUserGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
       return uow.run(async () => {
         await deps.organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         try {
@@ -202,7 +202,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async addUsersToGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
+    async addUsersToGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
       const groupId = input.organizationUserGroupId;
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {
@@ -221,7 +221,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async deleteUsersFromGroup(app: App, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
+    async deleteUsersFromGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
       const groupId = input.organizationUserGroupId;
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {
