@@ -57,16 +57,17 @@ describe.skipIf(!clusterReady)('migrations when processes start together', () =>
 
 describe.skipIf(!clusterReady)('a process starting while another one is still migrating', () => {
   it('waits for it however long its migration takes, then comes up without applying anything again', async () => {
-    // A database one migration behind, whose last migration (an index) will wait for a lock
-    // the test holds, as a migration waits behind a long transaction during a rolling deploy.
+    // A database one migration behind, whose last migration will wait for a lock the test
+    // holds, as a migration waits behind a long transaction during a rolling deploy.
     const database = await createTestDatabase({ empty: true });
     databases.push(database);
     const all = readMigrationsList(migrationsDirFor('postgresql'));
     const last = all.migrationDirectories.at(-1)!;
-    // The last migration must create an index: the test holds its table locked so that the migration waits.
-    const created = /CREATE INDEX "([^"]+)" ON "([^"]+)"/.exec(last.migrationFile.content.tag === 'ok' ? last.migrationFile.content.value : '');
-    expect(created, `the last migration (${last.path}) creates an index`).not.toBeNull();
-    const [, index, table] = created!;
+    // The last migration's first statement on a table (an index or a change of the table): the test holds
+    // that table locked so that the migration waits.
+    const touched = /(?:CREATE (?:UNIQUE )?INDEX "[^"]+" ON|ALTER TABLE) "([^"]+)"/.exec(last.migrationFile.content.tag === 'ok' ? last.migrationFile.content.value : '');
+    expect(touched, `the last migration (${last.path}) creates an index or alters a table`).not.toBeNull();
+    const [, table] = touched!;
     await withEngineFor(database.url, (engine) =>
       engine.applyMigrations({ migrationsList: { ...all, migrationDirectories: all.migrationDirectories.slice(0, -1) }, filters: NO_FILTERS }),
     );
@@ -80,7 +81,7 @@ describe.skipIf(!clusterReady)('a process starting while another one is still mi
         withPg(database.url, async (observer) => (await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${sql}`)).rows[0].n >= 1);
       const first = spawnServer(env);
       first.catch(() => undefined);
-      await eventually(waiting(`query LIKE '%${index}%'`), 'the first process migrating, waiting for the table', 60_000);
+      await eventually(waiting(`query LIKE '%"${table}"%'`), 'the first process migrating, waiting for the table', 60_000);
       const second = spawnServer(env);
       second.catch(() => undefined);
       await eventually(waiting(`wait_event = 'advisory'`), 'the second process waiting for the migration lock', 60_000);
