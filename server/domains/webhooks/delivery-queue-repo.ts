@@ -56,7 +56,8 @@ export interface DeliveryTarget {
 /** The lease a delivery was claimed under: a write conditioned on it does nothing once the delivery is resent or claimed again. */
 type Lease = Pick<LeasedDelivery, 'id' | 'leaseOwner' | 'generation'>;
 
-const msOf = (value: number | bigint | null) => (value === null ? null : Number(value));
+/** A nullable BigInt column as a number (times in ms, counts). */
+export const msOf = (value: number | bigint | null) => (value === null ? null : Number(value));
 
 export function createDeliveryQueueRepo(db: Db) {
   const postgres = providerOfClient(db) === 'postgresql';

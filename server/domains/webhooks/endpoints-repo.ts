@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { idMap } from '../../lib/id-map.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
 /**
  * Webhook endpoints: created, listed, changed and deleted under their
@@ -139,8 +139,8 @@ export function createWebhookEndpointsRepo(db: Db) {
     /** The application's endpoints in (createdAt, id) order after `after`. */
     async listEndpoints(apiKeyId: string, after: Cursor | undefined, take: number): Promise<EndpointRecord[]> {
       const rows = await db.webhookEndpoint.findMany({
-        where: { apiKeyId, ...keysetAfter(after, BigInt) },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        where: { apiKeyId, ...afterMs(after) },
+        orderBy: byCreation(),
         take,
         select: ENDPOINT_FIELDS,
       });

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
-import { keysetAfter, type Cursor } from '../../lib/page-token.js';
-import type { AttemptRecord, DeliveryState } from './delivery-queue-repo.js';
+import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
+import { msOf, type AttemptRecord, type DeliveryState } from './delivery-queue-repo.js';
 
 /**
  * What was sent to an endpoint and how each try went, as pages newest first,
@@ -20,11 +20,9 @@ export interface DeliveryRecord {
   message: { eventType: string; body: string; createdAt: number };
 }
 
-const msOf = (value: number | bigint | null) => (value === null ? null : Number(value));
-
 /** Newest first, by (createdAt, id) below the cursor. */
-const before = (after: Cursor | undefined) => keysetAfter(after, BigInt, { order: 'desc' });
-const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+const before = (after: Cursor | undefined) => afterMs(after, { order: 'desc' });
+const newestFirst = byCreation('desc');
 
 export function createWebhookHistoryRepo(db: Db) {
   return {
