@@ -1,21 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { client, ORG, useDocumentsServer } from './fixture.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-const ORG = 'd-org';
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'f', accessType: 'restricted' });
-  for (let i = 0; i < 7; i++) await client.organizations.addDocument({ organizationId: ORG, documentId: `doc-${i}`, documentName: `Doc ${i}`, ...(i % 3 === 0 ? { folderId: 'f' } : {}) });
-});
-afterAll(() => server?.close());
+useDocumentsServer();
 
 describe('Add Document, Update Document, Move Document, Update Document Access, Update Document Disabled State and Delete Document', () => {
   it('adds, renames, moves, sets access, disables and deletes', async () => {

@@ -1,21 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer, type WorkspaceCredentials } from '../../helpers/server.js';
+import { server, ws, client, ORG, useDocumentsServer } from './fixture.js';
 
-let server: TestServer;
-let ws: WorkspaceCredentials;
-let client: Client;
-const ORG = 'd-org';
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ws = await server.workspace();
-  client = server.client(ws);
-  await client.organizations.addFolder({ organizationId: ORG, folderId: 'f', accessType: 'restricted' });
-  for (let i = 0; i < 7; i++) await client.organizations.addDocument({ organizationId: ORG, documentId: `doc-${i}`, documentName: `Doc ${i}`, ...(i % 3 === 0 ? { folderId: 'f' } : {}) });
-});
-afterAll(() => server?.close());
+useDocumentsServer();
 
 const ids = (docs: Array<{ id: string }>) => docs.map((d) => d.id);
 

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { client, ORG, usePermissionsServer } from './fixture.js';
 
-let server: TestServer;
-let client: Client;
-const ORG = 'org-ar';
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = server.client(await server.workspace());
-  await client.organizations.addDocument({ organizationId: ORG, documentId: 'd1', accessType: 'restricted' });
-});
-afterAll(() => server?.close());
+usePermissionsServer();
 
 const docRole = async (userId: string, documentId = 'd1') =>
   (await client.permissions.getPermissions({ organizationId: ORG, userIds: [userId], documentIds: [documentId] })).data[userId]!.documents![documentId]!;

@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { client, memberIds, useUsersServer } from './fixture.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = server.client(await server.workspace());
-});
-afterAll(() => server?.close());
-
-const memberIds = async (organizationId: string, level: { documentId?: string; folderId?: string } = {}) =>
-  (await client.users.getUsers({ organizationId, ...level })).data.map((u) => u.userId);
+useUsersServer();
 
 describe('Add Users', () => {
   it('adds to the organization (creating it), keyed by user ID, with derived initials', async () => {

@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../../sdk/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectCollabError } from '../../helpers/credentials.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { client, memberIds, useUsersServer } from './fixture.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = server.client(await server.workspace());
-});
-afterAll(() => server?.close());
-
-const memberIds = async (organizationId: string, level: { documentId?: string; folderId?: string } = {}) =>
-  (await client.users.getUsers({ organizationId, ...level })).data.map((u) => u.userId);
+useUsersServer();
 
 describe('Delete Users and Delete Users (alias)', () => {
   it('at organization level removes every access in the organization and the contact list', async () => {
