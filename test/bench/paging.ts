@@ -171,12 +171,9 @@ const activityPages = pagePair({
 const DOCUMENT_ORG = 'bench-docs-org';
 const documentId = (i: number) => `bench-doc-${1_000_000 + i}`;
 
-/** Documents at the top of the organization, one second apart; createdAt in each database's storage format for the ORM's DateTime. */
-const documentInsert = (apiKeyId: string) => (provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
-  const at =
-    provider === 'postgresql'
-      ? `(TIMESTAMP '2026-01-01 00:00:00' + i * INTERVAL '1 second')`
-      : `strftime('%Y-%m-%dT%H:%M:%f+00:00', ${START_MS / 1000} + i, 'unixepoch')`;
+/** Documents at the top of the organization, one second apart (createdAt in Unix ms, as every table stores time). */
+const documentInsert = (apiKeyId: string) => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
+  const at = `(${START_MS} + i * 1000)`;
   return `
   ${n.with}
   INSERT INTO "Document" ("apiKeyId", "organizationId", "id", "name", "folderId", "accessType", "disabled", "createdAt", "updatedAt")
@@ -221,11 +218,8 @@ const memberId = (i: number) => `bench-member-${1_000_000 + i}`;
  * Get Users shows a member without a profile by its ID, and the page's
  * profile lookup costs the same either way.
  */
-const memberInsert = (apiKeyId: string) => (provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
-  const at =
-    provider === 'postgresql'
-      ? `(TIMESTAMP '2026-01-01 00:00:00' + i * INTERVAL '1 second')`
-      : `strftime('%Y-%m-%dT%H:%M:%f+00:00', ${START_MS / 1000} + i, 'unixepoch')`;
+const memberInsert = (apiKeyId: string) => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
+  const at = `(${START_MS} + i * 1000)`;
   return `
   ${n.with}
   INSERT INTO "Grant" ("apiKeyId", "organizationId", "resourceType", "resourceId", "principalType", "principalId", "accessRole", "expiresAt", "accessFields", "createdAt", "updatedAt")

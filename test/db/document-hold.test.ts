@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDocumentsRepo } from '../../server/domains/access/repos/documents.js';
 import { usingPostgres } from '../helpers/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { systemClock } from '../../server/lib/clock.js';
 
 if (!usingPostgres) console.log('document-hold: TEST_DATABASE_URL is not set: the PostgreSQL race test is skipped (SQLite runs transactions one at a time)');
 
@@ -23,7 +24,7 @@ it.skipIf(!usingPostgres)('a migration waits for a write that holds the document
   await client.organizations.addDocument({ organizationId: 'hold-org', documentId: 'old' });
   const { db, uow } = server.running.database;
   const { owned } = server.running.services;
-  const documents = createDocumentsRepo(db);
+  const documents = createDocumentsRepo(db, systemClock);
   const apiKeyId = (await db.document.findFirstOrThrow({ where: { organizationId: 'hold-org', id: 'old' } })).apiKeyId;
 
   let release!: () => void;

@@ -11,9 +11,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
 import { upgradeWithRows, type UpgradeCase } from '../helpers/migration-upgrade.js';
+import { accessTimesMs } from './upgrades/access-times-ms.js';
 import { accountTimesMs } from './upgrades/account-times-ms.js';
 
-const CASES: UpgradeCase[] = [accountTimesMs];
+const CASES: UpgradeCase[] = [accountTimesMs, accessTimesMs];
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 

@@ -13,6 +13,7 @@ import { createActivitiesRepo } from '../../server/domains/activities/repo.js';
 import { createRecordingsRepo } from '../../server/domains/recordings/repo.js';
 import type { Cursor } from '../../server/lib/page-token.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { systemClock } from '../../server/lib/clock.js';
 
 // A keyset page must be one ordered index range read from the cursor on: a
 // plan that sorts (SQLite's "USE TEMP B-TREE FOR ORDER BY", a PostgreSQL Sort
@@ -92,20 +93,20 @@ const cursor: Cursor = { at: Date.UTC(2026, 0, 1), id: 'x' };
 
 describe('a deep keyset page is an ordered index range', () => {
   it('Get Users (members of an organization, folder or document)', async () => {
-    const repo = createGrantsRepo(db);
+    const repo = createGrantsRepo(db, systemClock);
     for (const resource of [{ type: 'organization', id: 'org' }, { type: 'document', id: 'doc' }] as const) {
       expectIndexOrder(await planOfPage('Grant', () => repo.membersOf('app', 'org', resource, { after: cursor, take: 11, nowSeconds: 0 })));
     }
   });
 
   it('Get Documents (all, and those of a folder)', async () => {
-    const repo = createDocumentsRepo(db);
+    const repo = createDocumentsRepo(db, systemClock);
     expectIndexOrder(await planOfPage('Document', () => repo.listDocuments('app', 'org', { after: cursor, take: 11 })));
     expectIndexOrder(await planOfPage('Document', () => repo.listDocuments('app', 'org', { folderId: 'f', after: cursor, take: 11 })));
   });
 
   it('Get Organizations', async () => {
-    expectIndexOrder(await planOfPage('Organization', () => createOrganizationsRepo(db).listOrganizations('app', { after: cursor, take: 11 })));
+    expectIndexOrder(await planOfPage('Organization', () => createOrganizationsRepo(db, systemClock).listOrganizations('app', { after: cursor, take: 11 })));
   });
 
   it('Get Activity Logs, both orders', async () => {

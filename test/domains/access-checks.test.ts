@@ -31,7 +31,7 @@ beforeAll(async () => {
   credentials = await server.workspace();
   client = server.client(credentials);
   apiKeyId = await applicationId(credentials);
-  repos = createAccessRepos(server.running.database.db);
+  repos = createAccessRepos(server.running.database.db, { now, nowMs: () => fakeMs });
   checks = createAccessChecks({ ...repos, now });
 
   const o = client.organizations;
@@ -266,10 +266,12 @@ describe('IDs that are names of Object.prototype members', () => {
       principalType,
       principalId,
       accessRole,
+      createdAt: BigInt(fakeMs),
+      updatedAt: BigInt(fakeMs),
     });
     await db.grant.createMany({ data: [grant('user', '__proto__', 'editor'), grant('user', 'constructor', 'viewer'), grant('group', '__proto__', 'viewer')] });
-    await db.userGroup.create({ data: { apiKeyId, organizationId, id: '__proto__', name: 'proto' } });
-    await db.userGroupMember.create({ data: { apiKeyId, organizationId, groupId: '__proto__', userId: 'toString' } });
+    await db.userGroup.create({ data: { apiKeyId, organizationId, id: '__proto__', name: 'proto', createdAt: BigInt(fakeMs) } });
+    await db.userGroupMember.create({ data: { apiKeyId, organizationId, groupId: '__proto__', userId: 'toString', createdAt: BigInt(fakeMs) } });
 
     expect(await checks.readersOf(apiKeyId, organizationId, 'doc')).toEqual([
       { userId: '__proto__', accessRole: 'editor', accessFields: [] },

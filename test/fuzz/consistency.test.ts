@@ -34,7 +34,7 @@ async function sql(statement: string): Promise<void> {
 
 it('finds nothing in a fresh database, then the orphans written into it', async () => {
   expect(await checkConsistency(server.env.DATABASE_URL!)).toEqual([]);
-  await sql(`INSERT INTO "Folder" ("apiKeyId", "organizationId", "id", "name", "parentId", "updatedAt") VALUES ('no-such-key', 'no-such-org', 'f1', 'F', 'no-such-parent', CURRENT_TIMESTAMP)`);
+  await sql(`INSERT INTO "Folder" ("apiKeyId", "organizationId", "id", "name", "parentId", "createdAt", "updatedAt") VALUES ('no-such-key', 'no-such-org', 'f1', 'F', 'no-such-parent', 0, 0)`);
   const problems = await checkConsistency(server.env.DATABASE_URL!);
   expect(problems).toEqual([
     expect.stringMatching(/^Folder rows of a missing application/),

@@ -13,6 +13,7 @@ import { createEnsureHeldDocument } from '../../server/domains/access/open-docum
 import { createCrdtStore } from '../../server/domains/crdt/store.js';
 import { createPersistence } from '../../server/realtime/persistence.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { systemClock } from '../../server/lib/clock.js';
 
 const ORG = 'p-org';
 let server: TestServer;
@@ -31,7 +32,7 @@ afterAll(() => server?.close());
 function setUp(failures: number) {
   const { db, uow } = server.running.database;
   const real = createCrdtRepo(db);
-  const access = createAccessRepos(db);
+  const access = createAccessRepos(db, systemClock);
   const seen = { failed: 0, loadedWhileFailing: [] as boolean[], errors: [] as string[] };
   let left = failures;
   const repo = {

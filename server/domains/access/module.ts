@@ -12,7 +12,7 @@ import { createAccessRepos } from './repos/index.js';
  * reads, notification fan-out, real-time connections). No service of its own.
  */
 export function accessModule(p: Platform) {
-  const repos = createAccessRepos(p.db);
+  const repos = createAccessRepos(p.db, p.clock);
   return {
     services: {},
     shared: {
@@ -21,7 +21,7 @@ export function accessModule(p: Platform) {
       ensureHeldDocument: createEnsureHeldDocument(repos),
       checks: createAccessChecks({ ...repos, now: p.clock.now }),
     },
-    ownedData: [accessOwnedData(p.db)],
+    ownedData: [accessOwnedData(p.db, p.clock)],
   } satisfies DomainModule;
 }
 

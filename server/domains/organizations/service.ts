@@ -1,5 +1,6 @@
 import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
 import { createdOnce } from '../../db/errors.js';
+import { creationCursor } from '../../db/keyset.js';
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { FeatureGate } from '../accounts/features.js';
@@ -13,7 +14,6 @@ import { folderNodes } from '../access/tree.js';
 import { folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
-const byCreation = (row: { createdAt: Date; id: string }) => ({ at: row.createdAt.getTime(), id: row.id });
 
 export function createOrganizationsService(deps: {
   organizations: Pick<OrganizationsRepo, 'createOrganization' | 'ensureOrganization' | 'listOrganizations' | 'updateOrganization' | 'deleteOrganization' | 'lockOrganization'>;
@@ -83,7 +83,7 @@ export function createOrganizationsService(deps: {
         scope,
         input,
         (after, take) => organizations.listOrganizations(app.apiKeyId, { ids: input.organizationIds, after, take }),
-        byCreation,
+        creationCursor,
       );
       return { items: page.items.map(toOrganization), pageToken: page.pageToken };
     },
@@ -183,7 +183,7 @@ export function createOrganizationsService(deps: {
           scope,
           input,
           (after, take) => documents.listDocuments(app.apiKeyId, input.organizationId, { ids: input.documentIds, folderId: input.folderId, after, take }),
-          byCreation,
+          creationCursor,
         ),
         folders.listFolders(app.apiKeyId, input.organizationId),
       ]);

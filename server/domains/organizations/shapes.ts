@@ -8,8 +8,8 @@ interface OrganizationRow {
   id: string;
   name: string;
   disabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: bigint;
+  updatedAt: bigint;
 }
 
 export interface FolderRow {
@@ -19,8 +19,8 @@ export interface FolderRow {
   parentId: string | null;
   accessType: string;
   inheritAccessFromParent: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: bigint;
+  updatedAt: bigint;
 }
 
 export interface DocumentRow {
@@ -30,14 +30,14 @@ export interface DocumentRow {
   folderId: string | null;
   accessType: string;
   disabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: bigint;
+  updatedAt: bigint;
 }
 
 export const ROOT = 'root';
 
 export function toOrganization(row: OrganizationRow): TOrganization {
-  return { organizationId: row.id, organizationName: row.name, disabled: row.disabled, createdAt: row.createdAt.getTime(), lastUpdated: row.updatedAt.getTime() };
+  return { organizationId: row.id, organizationName: row.name, disabled: row.disabled, createdAt: Number(row.createdAt), lastUpdated: Number(row.updatedAt) };
 }
 
 /** Folder records with ancestors and subfolders, built from every folder of the organization. */
@@ -69,8 +69,8 @@ export function folderTree(rows: FolderRow[], apiKey: string) {
       organizationId: row.organizationId,
       parentFolderId: row.parentId ?? ROOT,
       apiKey,
-      createdAt: row.createdAt.getTime(),
-      lastUpdated: row.updatedAt.getTime(),
+      createdAt: Number(row.createdAt),
+      lastUpdated: Number(row.updatedAt),
       ancestors: ancestors(row),
       accessType: folderAccessType(nodes, row.id),
       inheritAccessFromParent: row.inheritAccessFromParent,
@@ -90,7 +90,7 @@ export function toDocument(row: DocumentRow, folders: Map<string, FolderNode>): 
     accessType: documentAccessType(folders, documentNode(row)),
     organizationId: row.organizationId,
     folderId: row.folderId,
-    createdAt: row.createdAt.getTime(),
-    lastUpdated: row.updatedAt.getTime(),
+    createdAt: Number(row.createdAt),
+    lastUpdated: Number(row.updatedAt),
   };
 }

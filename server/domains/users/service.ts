@@ -1,5 +1,6 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { cursorAt } from '../../db/keyset.js';
 import { alreadyExists } from '../../lib/app-error.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { idMapOf } from '../../lib/id-map.js';
@@ -98,9 +99,8 @@ export function createUsersService(deps: {
           records.set(user.userId, merged);
           roles.set(user.userId, user.accessRole ?? roles.get(user.userId));
         }
-        const at = deps.now();
-        await deps.users.upsertUsers([...records.values()], at);
-        await deps.grants.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })), at);
+        await deps.users.upsertUsers([...records.values()]);
+        await deps.grants.addMembers(app.apiKeyId, input.organizationId, level, [...roles].map(([userId, accessRole]) => ({ userId, accessRole })));
         return idMapOf(input.users.map((u) => [u.userId, { success: true, id: u.userId, message: `User added to ${level.label}.` }]));
       });
     },
@@ -142,7 +142,7 @@ export function createUsersService(deps: {
         scope,
         input,
         (after, take) => deps.grants.membersOf(app.apiKeyId, input.organizationId, level, { userIds: input.userIds, after, take, nowSeconds: nowSeconds() }),
-        (grant) => ({ at: grant.createdAt.getTime(), id: grant.principalId }),
+        (grant) => cursorAt(grant.createdAt, grant.principalId),
       );
       const users = new Map((await deps.users.findUsers(app.apiKeyId, page.items.map((g) => g.principalId))).map((u) => [u.id, u]));
       return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
@@ -183,7 +183,7 @@ export function createUsersService(deps: {
             await deps.grants.updateGrantRole(app.apiKeyId, input.organizationId!, { resourceType: level!.type, resourceId: level!.id, principalType: 'user', principalId: { in: userIds } }, accessRole);
           }
         }
-        await deps.users.upsertUsers([...records.values()], deps.now());
+        await deps.users.upsertUsers([...records.values()]);
         return idMapOf(result);
       });
     },
@@ -194,7 +194,7 @@ export function createUsersService(deps: {
         await deps.organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         try {
           const group = await deps.groups.createGroup({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, id: input.organizationUserGroupId, name: input.name });
-          return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: group.createdAt.getTime() };
+          return { organizationUserGroupId: group.id, organizationId: group.organizationId, name: group.name, createdAt: Number(group.createdAt) };
         } catch (error) {
           if (isUniqueViolation(error)) throw alreadyExists(`user group ${input.organizationUserGroupId} already exists in organization ${input.organizationId}`);
           throw error;
@@ -211,7 +211,7 @@ export function createUsersService(deps: {
           return idMapOf(input.userIds.map((userId) => [userId, entry(false, noGroup(groupId, input.organizationId))]));
         }
         const known = new Set((await deps.users.findUsers(app.apiKeyId, input.userIds)).map((u) => u.id));
-        await deps.groups.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known], deps.now());
+        await deps.groups.addGroupMembers(app.apiKeyId, input.organizationId, groupId, [...known]);
         return idMapOf(
           input.userIds.map((userId) => [
             userId,

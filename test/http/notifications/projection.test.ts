@@ -235,7 +235,7 @@ describe(`notification projection (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`,
     // The same fan-out (the inbox projection's reads) over access repos this test watches, built as the server
     // builds them: one query per aggregate, whatever the number of users.
     const { db } = server.running.database;
-    const repos = createAccessRepos(db);
+    const repos = createAccessRepos(db, clock);
     const audience = createAudience({ repo: createNotificationsRepo(db), users: repos.users, checks: createAccessChecks({ ...repos, now: clock.now }) });
     const comment = commentOf(ann, 'all of you', many);
     const event: DomainEvent<NotifyingEvent> = {

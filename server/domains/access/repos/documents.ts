@@ -1,10 +1,11 @@
 import { upsertMany } from '../../../db/bulk.js';
 import { providerOfClient, type Db } from '../../../db/client.js';
-import type { Cursor } from '../../../lib/page-token.js';
-import { after, byCreation } from './creation-order.js';
+import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
+import type { Clock } from '../../../lib/clock.js';
+import { created } from './times.js';
 
 /** Documents of an organization; scoped by application like every access repo (see organizations.ts). */
-export function createDocumentsRepo(db: Db) {
+export function createDocumentsRepo(db: Db, clock: Clock) {
   return {
     findDocument: (apiKeyId: string, organizationId: string, id: string) =>
       db.document.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
@@ -18,21 +19,21 @@ export function createDocumentsRepo(db: Db) {
           organizationId,
           ...(q.ids ? { id: { in: q.ids } } : {}),
           ...(q.folderId !== undefined ? { folderId: q.folderId } : {}),
-          ...after(q.after),
+          ...afterMs(q.after),
         },
-        orderBy: byCreation,
+        orderBy: byCreation(),
         take: q.take,
       }),
 
     createDocument: (row: { apiKeyId: string; organizationId: string; id: string; name: string; folderId: string | null; accessType: string }) =>
-      db.document.create({ data: row }),
+      db.document.create({ data: { ...row, ...created(clock) } }),
 
     /**
      * Documents that a grant or membership names are created when missing: at
      * the top, organizationPrivate. Race-safe like ensureOrganization.
      */
     ensureDocument: async (apiKeyId: string, organizationId: string, id: string) => {
-      const at = new Date();
+      const at = BigInt(clock.nowMs());
       await upsertMany(
         db,
         'Document',
@@ -43,7 +44,7 @@ export function createDocumentsRepo(db: Db) {
     },
 
     updateDocument: (apiKeyId: string, organizationId: string, id: string, data: { name?: string; folderId?: string | null; accessType?: string; disabled?: boolean }) =>
-      db.document.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
+      db.document.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data: { ...data, updatedAt: BigInt(clock.nowMs()) } }),
 
     /**
      * The documents, of those listed, that exist; on PostgreSQL each found row

@@ -1,25 +1,27 @@
 import { upsertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
-import { byCreation } from './creation-order.js';
+import { byCreation } from '../../../db/keyset.js';
+import type { Clock } from '../../../lib/clock.js';
+import { created } from './times.js';
 
 /** Folders of an organization; scoped by application like every access repo (see organizations.ts). */
-export function createFoldersRepo(db: Db) {
+export function createFoldersRepo(db: Db, clock: Clock) {
   return {
     findFolder: (apiKeyId: string, organizationId: string, id: string) =>
       db.folder.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
 
     /** Every folder of an organization: trees are small next to documents, and ancestry needs them all. */
-    listFolders: (apiKeyId: string, organizationId: string) => db.folder.findMany({ where: { apiKeyId, organizationId }, orderBy: byCreation }),
+    listFolders: (apiKeyId: string, organizationId: string) => db.folder.findMany({ where: { apiKeyId, organizationId }, orderBy: byCreation() }),
 
     createFolder: (row: { apiKeyId: string; organizationId: string; id: string; name: string; parentId: string | null; accessType: string; inheritAccessFromParent: boolean }) =>
-      db.folder.create({ data: row }),
+      db.folder.create({ data: { ...row, ...created(clock) } }),
 
     /**
      * Folders that a grant or membership names are created when missing: at
      * the top, organizationPrivate. Race-safe like ensureOrganization.
      */
     ensureFolder: async (apiKeyId: string, organizationId: string, id: string) => {
-      const at = new Date();
+      const at = BigInt(clock.nowMs());
       await upsertMany(
         db,
         'Folder',
@@ -34,7 +36,7 @@ export function createFoldersRepo(db: Db) {
       organizationId: string,
       id: string,
       data: { name?: string; parentId?: string | null; accessType?: string; inheritAccessFromParent?: boolean },
-    ) => db.folder.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data }),
+    ) => db.folder.update({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } }, data: { ...data, updatedAt: BigInt(clock.nowMs()) } }),
 
     /**
      * Deletes folders and the grants on them; returns the IDs of the documents

@@ -1,6 +1,8 @@
 import { upsertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
-import { keysetAfter, type Cursor } from '../../../lib/page-token.js';
+import { afterMs, type Cursor } from '../../../db/keyset.js';
+import type { Clock } from '../../../lib/clock.js';
+import { created } from './times.js';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
 export type PrincipalType = 'user' | 'group';
@@ -41,7 +43,7 @@ function pick(grant: GrantRow) {
 }
 
 /** Grants of users and groups on organizations, folders and documents; scoped by application like every access repo. */
-export function createGrantsRepo(db: Db) {
+export function createGrantsRepo(db: Db, clock: Clock) {
   return {
     /**
      * Membership from Add Users: permanent; the role changes only when one is
@@ -52,8 +54,8 @@ export function createGrantsRepo(db: Db) {
       organizationId: string,
       resource: { type: ResourceType; id: string },
       members: { userId: string; accessRole: string | undefined }[],
-      at: Date,
     ) => {
+      const at = BigInt(clock.nowMs());
       const row = (m: { userId: string; accessRole: string | undefined }) => ({
         apiKeyId,
         organizationId,
@@ -75,13 +77,13 @@ export function createGrantsRepo(db: Db) {
     upsertGrant: (apiKeyId: string, organizationId: string, grant: GrantRow) =>
       db.grant.upsert({
         where: { apiKeyId_organizationId_resourceType_resourceId_principalType_principalId: { apiKeyId, organizationId, ...pick(grant) } },
-        create: { apiKeyId, organizationId, ...grant, accessFields: fieldsText(grant.accessFields) },
-        update: { accessRole: grant.accessRole, expiresAt: grant.expiresAt, accessFields: fieldsText(grant.accessFields) },
+        create: { apiKeyId, organizationId, ...grant, accessFields: fieldsText(grant.accessFields), ...created(clock) },
+        update: { accessRole: grant.accessRole, expiresAt: grant.expiresAt, accessFields: fieldsText(grant.accessFields), updatedAt: BigInt(clock.nowMs()) },
       }),
 
     /** Changes the role of existing grants only; returns how many there were. */
     updateGrantRole: (apiKeyId: string, organizationId: string, key: GrantFilter, accessRole: string) =>
-      db.grant.updateMany({ where: { apiKeyId, organizationId, ...key }, data: { accessRole } }),
+      db.grant.updateMany({ where: { apiKeyId, organizationId, ...key }, data: { accessRole, updatedAt: BigInt(clock.nowMs()) } }),
 
     deleteGrants: (apiKeyId: string, organizationId: string, where: Partial<GrantFilter>) =>
       db.grant.deleteMany({ where: { apiKeyId, organizationId, ...where } }),
@@ -157,9 +159,9 @@ export function createGrantsRepo(db: Db) {
       resource: { type: ResourceType; id: string },
       q: { userIds?: string[]; after?: Cursor; take: number; nowSeconds: number },
     ) => {
-      // Through keysetAfter, like every other list: its bare range on createdAt lets the database seek in
+      // Through afterMs, like every other list: its bare range on createdAt lets the database seek in
       // Grant_members_idx (with the OR alone it read and sorted every member of the resource on every page).
-      const cursor = keysetAfter(q.after, (at) => new Date(at), { id: 'principalId' });
+      const cursor = afterMs(q.after, { id: 'principalId' });
       const rows = await db.grant.findMany({
         where: {
           apiKeyId,

@@ -1,24 +1,27 @@
 import { upsertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
+import type { Clock } from '../../../lib/clock.js';
 
 /** User groups of an organization and their members; scoped by application like every access repo. */
-export function createGroupsRepo(db: Db) {
+export function createGroupsRepo(db: Db, clock: Clock) {
   return {
     findGroup: (apiKeyId: string, organizationId: string, id: string) =>
       db.userGroup.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
 
-    createGroup: (row: { apiKeyId: string; organizationId: string; id: string; name: string }) => db.userGroup.create({ data: row }),
+    createGroup: (row: { apiKeyId: string; organizationId: string; id: string; name: string }) => db.userGroup.create({ data: { ...row, createdAt: BigInt(clock.nowMs()) } }),
 
     groupMemberIds: async (apiKeyId: string, organizationId: string, groupId: string) =>
       (await db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId }, select: { userId: true } })).map((m) => m.userId),
 
-    addGroupMembers: (apiKeyId: string, organizationId: string, groupId: string, userIds: string[], at: Date) =>
-      upsertMany(
+    addGroupMembers: (apiKeyId: string, organizationId: string, groupId: string, userIds: string[]) => {
+      const at = BigInt(clock.nowMs());
+      return upsertMany(
         db,
         'UserGroupMember',
         userIds.map((userId) => ({ apiKeyId, organizationId, groupId, userId, createdAt: at })),
         { key: ['apiKeyId', 'organizationId', 'groupId', 'userId'], update: [] },
-      ),
+      );
+    },
 
     removeGroupMembers: (apiKeyId: string, organizationId: string, groupId: string | undefined, userIds: string[]) =>
       db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId, ...(groupId ? { groupId } : {}), userId: { in: userIds } } }),

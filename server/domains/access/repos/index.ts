@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client.js';
+import type { Clock } from '../../../lib/clock.js';
 import { createDocumentsRepo } from './documents.js';
 import { createFoldersRepo } from './folders.js';
 import { createGrantsRepo } from './grants.js';
@@ -12,14 +13,14 @@ import { createUsersRepo } from './users.js';
  * use; this set exists for the wiring, and for tests that build their own to
  * watch the queries of one aggregate.
  */
-export function createAccessRepos(db: Db) {
+export function createAccessRepos(db: Db, clock: Clock) {
   return {
-    organizations: createOrganizationsRepo(db),
-    folders: createFoldersRepo(db),
-    documents: createDocumentsRepo(db),
-    grants: createGrantsRepo(db),
-    groups: createGroupsRepo(db),
-    users: createUsersRepo(db),
+    organizations: createOrganizationsRepo(db, clock),
+    folders: createFoldersRepo(db, clock),
+    documents: createDocumentsRepo(db, clock),
+    grants: createGrantsRepo(db, clock),
+    groups: createGroupsRepo(db, clock),
+    users: createUsersRepo(db, clock),
   };
 }
 

@@ -1,7 +1,8 @@
 import { upsertMany } from '../../../db/bulk.js';
 import { providerOfClient, type Db } from '../../../db/client.js';
-import type { Cursor } from '../../../lib/page-token.js';
-import { after, byCreation } from './creation-order.js';
+import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
+import type { Clock } from '../../../lib/clock.js';
+import { created } from './times.js';
 
 /**
  * Organizations. Every function takes the application (apiKeyId) first and
@@ -9,11 +10,11 @@ import { after, byCreation } from './creation-order.js';
  * Functions that write several statements are called inside the service's
  * unit of work, which makes them atomic.
  */
-export function createOrganizationsRepo(db: Db) {
+export function createOrganizationsRepo(db: Db, clock: Clock) {
   return {
     findOrganization: (apiKeyId: string, id: string) => db.organization.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
 
-    createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name } }),
+    createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name, ...created(clock) } }),
 
     /**
      * Creates the organization when missing; returns it either way. Race-safe
@@ -22,20 +23,20 @@ export function createOrganizationsRepo(db: Db) {
      * whole unit of work of all but one of several first requests at once).
      */
     ensureOrganization: async (apiKeyId: string, id: string) => {
-      const at = new Date();
+      const at = BigInt(clock.nowMs());
       await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, createdAt: at, updatedAt: at }], { key: ['apiKeyId', 'id'], update: [] });
       return db.organization.findUniqueOrThrow({ where: { apiKeyId_id: { apiKeyId, id } } });
     },
 
     listOrganizations: (apiKeyId: string, q: { ids?: string[]; after?: Cursor; take: number }) =>
       db.organization.findMany({
-        where: { apiKeyId, ...(q.ids ? { id: { in: q.ids } } : {}), ...after(q.after) },
-        orderBy: byCreation,
+        where: { apiKeyId, ...(q.ids ? { id: { in: q.ids } } : {}), ...afterMs(q.after) },
+        orderBy: byCreation(),
         take: q.take,
       }),
 
     updateOrganization: (apiKeyId: string, id: string, data: { name?: string; disabled?: boolean }) =>
-      db.organization.update({ where: { apiKeyId_id: { apiKeyId, id } }, data }),
+      db.organization.update({ where: { apiKeyId_id: { apiKeyId, id } }, data: { ...data, updatedAt: BigInt(clock.nowMs()) } }),
 
     /** The organization's structure; what it owns (documents, grants, content) goes through the owned-data registry. */
     deleteOrganization: async (apiKeyId: string, organizationId: string) => {
