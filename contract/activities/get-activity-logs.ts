@@ -25,7 +25,6 @@ export const ZGetActivityLogsData = z
     pageToken: ZPageToken,
   })
   .strict();
-export type TGetActivityLogsData = z.infer<typeof ZGetActivityLogsData>;
 
 export const getActivityLogs = operation({
   path: '/v2/activities/get',

@@ -73,7 +73,6 @@ export const ZUpdateAgentVersionData = z
     // The conditional rules wait for the merge with the stored version (the service checks them).
     for (const issue of configShapeIssues(given)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: issue.path, message: issue.message });
   });
-export type TUpdateAgentVersionData = z.infer<typeof ZUpdateAgentVersionData>;
 
 export const updateAgentVersion = operation({
   path: '/v2/agents/version/update',

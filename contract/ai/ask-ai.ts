@@ -35,7 +35,6 @@ export const ZAskAiData = z
     text: z.string().min(1).max(MAX_TEXT_LENGTH).describe('The input text.'),
   })
   .strict();
-export type TAskAiData = z.infer<typeof ZAskAiData>;
 
 export const ZAskAiOutcome = named(
   'AskAiOutcome',

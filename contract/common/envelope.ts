@@ -10,6 +10,15 @@ export function requestOf<D extends z.ZodTypeAny>(data: D) {
   return z.object({ data }).strict();
 }
 
+/**
+ * The `data` of an operation's request as the server sees it once parsed
+ * (zod's output: defaults filled, transforms applied): what a router hands
+ * its service as `body.data`. A service names its input by the route,
+ * `DataOf<typeof addComments>`, so the contract stays the one place it is
+ * written.
+ */
+export type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
+
 /** The success envelope with a payload: `{result:{status:'success', message, data}}`. */
 export function resultOf<D extends z.ZodTypeAny>(data: D) {
   return z.object({

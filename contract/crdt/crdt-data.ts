@@ -50,7 +50,6 @@ export const ZCrdtWriteData = named(
       }
     }),
 );
-export type TCrdtWriteData = z.infer<typeof ZCrdtWriteData>;
 
 export const addCrdtData = operation({
   path: '/v2/crdt/add',

@@ -15,7 +15,6 @@ export const ZBroadcastEventData = z
       .describe('Default false (replace). True: when both the stored value and `data` are objects, `data`\'s top-level keys are set on the stored object (a shallow merge); otherwise `data` replaces it.'),
   })
   .strict();
-export type TBroadcastEventData = z.infer<typeof ZBroadcastEventData>;
 
 export const broadcastEvent = operation({
   path: '/v2/livestate/broadcast',

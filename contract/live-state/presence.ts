@@ -16,7 +16,6 @@ export const ZAddPresenceData = z
     state: ZPresenceStateInput.optional(),
   })
   .strict();
-export type TAddPresenceData = z.infer<typeof ZAddPresenceData>;
 
 export const addPresence = operation({
   path: '/v2/presence/add',
@@ -53,7 +52,6 @@ export const ZUpdatePresenceData = z
     state: ZPresenceStateInput.describe('Replaces the entry\'s state.'),
   })
   .strict();
-export type TUpdatePresenceData = z.infer<typeof ZUpdatePresenceData>;
 
 export const updatePresence = operation({
   path: '/v2/presence/update',

@@ -19,7 +19,6 @@ export const ZSuggestDecisionData = z
   })
   .strict()
   .refine(...documentNeedsOrganization);
-export type TSuggestDecisionData = z.infer<typeof ZSuggestDecisionData>;
 
 export const suggestDecision = operation({
   path: '/v2/memory/suggest',

@@ -1,7 +1,9 @@
-import type { TActivity, TFeatureType } from '../../../contract/activities/schemas.js';
-import type { TGetActivityLogsData } from '../../../contract/activities/get-activity-logs.js';
-import type { TNewActivity } from '../../../contract/activities/add-activities.js';
-import type { TUserRef } from '../../../contract/common/content.js';
+import type { TActivity } from '../../../contract/activities/schemas.js';
+import type { addActivities } from '../../../contract/activities/add-activities.js';
+import type { deleteActivities } from '../../../contract/activities/delete-activities.js';
+import type { getActivityLogs } from '../../../contract/activities/get-activity-logs.js';
+import type { updateActivity } from '../../../contract/activities/update-activity.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
 import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
@@ -16,17 +18,6 @@ import { pageScope } from '../../lib/page-scope.js';
 import type { ActivitiesRepo, ActivityFilter, ActivityRecord } from './repo.js';
 import { toActivity } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
-
-export interface ActivityChange {
-  organizationId: string;
-  activityId: string;
-  featureType?: TFeatureType;
-  actionType?: string;
-  actionUser?: TUserRef;
-  targetEntityId?: string;
-  displayMessageTemplate?: string;
-  displayMessageTemplateData?: Record<string, unknown>;
-}
 
 const sortedSet = (values: readonly string[] | undefined) => (values === undefined ? undefined : [...new Set(values)].sort());
 
@@ -50,7 +41,7 @@ export function createActivitiesService(deps: {
   }
 
   return {
-    async getActivityLogs(app: Caller, input: TGetActivityLogsData): Promise<{ items: TActivity[]; pageToken: string | null }> {
+    async getActivityLogs(app: Caller, input: DataOf<typeof getActivityLogs>): Promise<{ items: TActivity[]; pageToken: string | null }> {
       await find.organization(app.apiKeyId, input.organizationId);
       const order = input.order ?? 'desc';
       const filter: ActivityFilter = {
@@ -74,7 +65,7 @@ export function createActivitiesService(deps: {
     },
 
     /** Records the activities and one `activity.add` event each, all in one transaction. */
-    async addActivities(app: Caller, input: { organizationId: string; activities: TNewActivity[] }): Promise<TActivity[]> {
+    async addActivities(app: Caller, input: DataOf<typeof addActivities>): Promise<TActivity[]> {
       return uow.run(async () => {
         await assertMutable(app.apiKeyId);
         await find.organization(app.apiKeyId, input.organizationId);
@@ -110,7 +101,7 @@ export function createActivitiesService(deps: {
       });
     },
 
-    async updateActivity(app: Caller, change: ActivityChange): Promise<TActivity> {
+    async updateActivity(app: Caller, change: DataOf<typeof updateActivity>): Promise<TActivity> {
       return uow.run(async () => {
         await assertMutable(app.apiKeyId);
         const row = await repo.find(app.apiKeyId, change.organizationId, change.activityId);
@@ -127,7 +118,7 @@ export function createActivitiesService(deps: {
       });
     },
 
-    async deleteActivities(app: Caller, input: { organizationId: string; activityIds: string[] }) {
+    async deleteActivities(app: Caller, input: DataOf<typeof deleteActivities>) {
       return uow.run(async () => {
         await assertMutable(app.apiKeyId);
         const deleted = new Set(await repo.deleteMany(app.apiKeyId, input.organizationId, input.activityIds));

@@ -1,4 +1,6 @@
+import type { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from '../../../contract/agents/groups.js';
 import type { TAgentGroup } from '../../../contract/agents/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
@@ -50,7 +52,7 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
   const taken = (groupId: string | undefined) => alreadyExists(`agent group ${groupId} already exists`);
 
   return {
-    async createGroup(app: Caller, input: { groupId?: string; name: string; description?: string; agentIds: string[] }): Promise<TAgentGroup> {
+    async createGroup(app: Caller, input: DataOf<typeof createAgentGroup>): Promise<TAgentGroup> {
       const now = BigInt(deps.clock.nowMs());
       const row: AgentGroupRecord = {
         apiKeyId: app.apiKeyId,
@@ -79,14 +81,14 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
       return toGroup(row, () => true);
     },
 
-    async getGroups(app: Caller, input: { groupId?: string }): Promise<{ group: TAgentGroup } | { groups: TAgentGroup[] }> {
+    async getGroups(app: Caller, input: DataOf<typeof getAgentGroups>): Promise<{ group: TAgentGroup } | { groups: TAgentGroup[] }> {
       if (input.groupId !== undefined) return { group: await read(app.apiKeyId, await find(app.apiKeyId, input.groupId)) };
       const rows = await repo.listGroups(app.apiKeyId);
       const exists = await existing(app.apiKeyId, [...new Set(rows.flatMap(membersOf))]);
       return { groups: rows.map((row) => toGroup(row, exists)) };
     },
 
-    async updateGroup(app: Caller, input: { groupId: string; name?: string; description?: string; agentIds?: string[] }): Promise<TAgentGroup> {
+    async updateGroup(app: Caller, input: DataOf<typeof updateAgentGroup>): Promise<TAgentGroup> {
       return uow.run(async () => {
         await find(app.apiKeyId, input.groupId);
         if (input.agentIds !== undefined) await assertAgentsExist(app.apiKeyId, input.agentIds);
@@ -101,7 +103,7 @@ export function createAgentGroups(deps: { repo: AgentsRepo; uow: UnitOfWork; ids
       });
     },
 
-    async deleteGroup(app: Caller, input: { groupId: string }) {
+    async deleteGroup(app: Caller, input: DataOf<typeof deleteAgentGroup>) {
       const { count } = await repo.deleteGroup(app.apiKeyId, input.groupId);
       if (count === 0) throw notFound(`no agent group ${input.groupId}`);
       return { groupId: input.groupId };

@@ -1,6 +1,7 @@
-import type { TCreateAgentData } from '../../../contract/agents/agents.js';
+import type { createAgent, deleteAgent, getAgents, updateAgent } from '../../../contract/agents/agents.js';
 import { CUSTOM_MANAGED_BY, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../contract/agents/schemas.js';
-import type { TUpdateAgentVersionData } from '../../../contract/agents/versions.js';
+import type { getAgentVersion, getAgentVersions, updateAgentVersion } from '../../../contract/agents/versions.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -83,7 +84,7 @@ export function createAgentsService(deps: {
   }
 
   return {
-    async getAgents(app: Caller, input: { agentId?: string; filter?: 'defaultOnly' | 'customOnly'; groupId?: string }) {
+    async getAgents(app: Caller, input: DataOf<typeof getAgents>) {
       if (input.agentId !== undefined) {
         const definition = builtinAgent(input.agentId);
         if (definition !== undefined) {
@@ -110,7 +111,7 @@ export function createAgentsService(deps: {
       return { agents };
     },
 
-    async createAgent(app: Caller, input: TCreateAgentData): Promise<{ agentId: string; agent: TCustomAgent }> {
+    async createAgent(app: Caller, input: DataOf<typeof createAgent>): Promise<{ agentId: string; agent: TCustomAgent }> {
       const { name, description, enabled, ...given } = input;
       // Nothing is stored yet, so a `__redacted__` secret has nothing to keep: INVALID_ARGUMENT.
       const config = secrets.seal(normalizeConfig(keepRedactedSecrets(given, {})));
@@ -138,7 +139,7 @@ export function createAgentsService(deps: {
       return { agentId: row.id, agent: toCustomAgent(row, 1, config) };
     },
 
-    async updateAgent(app: Caller, input: { agentId: string; name?: string; description?: string; enabled?: boolean }) {
+    async updateAgent(app: Caller, input: DataOf<typeof updateAgent>) {
       const now = BigInt(deps.clock.nowMs());
       if (builtinAgent(input.agentId) !== undefined) {
         if (input.enabled === undefined) {
@@ -163,7 +164,7 @@ export function createAgentsService(deps: {
       return { agentId: input.agentId };
     },
 
-    async updateAgentVersion(app: Caller, input: TUpdateAgentVersionData): Promise<{ agentId: string; version: number; agent: TCustomAgent }> {
+    async updateAgentVersion(app: Caller, input: DataOf<typeof updateAgentVersion>): Promise<{ agentId: string; version: number; agent: TCustomAgent }> {
       const { agentId, ...given } = input;
       for (let attempt = 0; attempt < VERSION_ATTEMPTS; attempt++) {
         const row = await customOnly(app.apiKeyId, agentId, 'built-in agents are not versioned (only `enabled` changes, with Update Agent)');
@@ -186,7 +187,7 @@ export function createAgentsService(deps: {
       throw new AppError('UNAVAILABLE', `agent ${agentId} kept changing while this version was made: retry`);
     },
 
-    async deleteAgent(app: Caller, input: { agentId: string }) {
+    async deleteAgent(app: Caller, input: DataOf<typeof deleteAgent>) {
       if (builtinAgent(input.agentId) !== undefined) {
         throw failedPrecondition(`${input.agentId} is a built-in agent and cannot be deleted: disable it with Update Agent instead`);
       }
@@ -204,7 +205,7 @@ export function createAgentsService(deps: {
       return { agentId: input.agentId };
     },
 
-    async getAgentVersions(app: Caller, input: { agentId: string; pageSize?: number; pageToken?: string }) {
+    async getAgentVersions(app: Caller, input: DataOf<typeof getAgentVersions>) {
       const row = await customOnly(app.apiKeyId, input.agentId, 'built-in agents have no versions');
       const page = await deps.pageTokens.page(
         pageScope('agent-versions', app.apiKeyId, row.id),
@@ -215,7 +216,7 @@ export function createAgentsService(deps: {
       return { items: page.items.map((v) => ({ version: v.version, createdAt: Number(v.createdAt) })), pageToken: page.pageToken };
     },
 
-    async getAgentVersion(app: Caller, input: { agentId: string; version: number }) {
+    async getAgentVersion(app: Caller, input: DataOf<typeof getAgentVersion>) {
       const row = await customOnly(app.apiKeyId, input.agentId, 'built-in agents have no versions');
       const { config, createdAt } = await storedConfig(app.apiKeyId, row.id, input.version);
       return { agentId: row.id, version: input.version, createdAt: Number(createdAt), agent: toCustomAgent(row, input.version, config) };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { TAskAiData, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
+import type { askAi, TAskAiOutcome } from '../../../contract/ai/ask-ai.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
 import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { providerFailure, scrubKey } from './failures.js';
@@ -33,7 +34,7 @@ export function createAiService(deps: AiDeps) {
   const timeoutMs = deps.options.timeoutMs;
 
   return {
-    async askAi(app: Caller, input: TAskAiData, options: AskOptions = {}): Promise<TAskAiOutcome> {
+    async askAi(app: Caller, input: DataOf<typeof askAi>, options: AskOptions = {}): Promise<TAskAiOutcome> {
       const log = options.log ?? deps.log;
       const fail = (provider: AiProviderName | undefined, status: number | string, error: string): TAskAiOutcome => {
         // Provider, model and status only: never the key, the prompt or the text. A model name of no known

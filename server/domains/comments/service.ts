@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type {
   addCommentAnnotations,
   deleteCommentAnnotations,
@@ -11,6 +10,7 @@ import { MAX_COMMENTS_PER_THREAD } from '../../../contract/comments/inputs.js';
 import type { addReaction, deleteReaction } from '../../../contract/comments/reactions.js';
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
 import type { TUserRef } from '../../../contract/common/content.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
 import type { EventPayload, EventType } from '../../../contract/events.js';
 import { createdOnce } from '../../db/errors.js';
 import { creationCursor } from '../../db/keyset.js';
@@ -30,8 +30,6 @@ import type { UsersRepo } from '../access/repos/users.js';
 import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
-
-type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
 
 export interface CommentsDeps {
   repo: CommentsRepo;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import type { EditorKey } from '../../../contract/crdt/document-name.js';
-import { DEFAULT_CONTENT_KEY, type TCrdtData, type TCrdtType, type TCrdtWriteData } from '../../../contract/crdt/crdt-data.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import { DEFAULT_CONTENT_KEY, type addCrdtData, type deleteCrdtData, type getCrdtData, type TCrdtData, type TCrdtType, type updateCrdtData } from '../../../contract/crdt/crdt-data.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, invalidArgument, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -93,7 +94,7 @@ export function createCrdtService(deps: { store: CrdtStore; live: LiveDocuments;
   });
 
   return {
-    async addCrdtData(app: Caller, input: TCrdtWriteData): Promise<void> {
+    async addCrdtData(app: Caller, input: DataOf<typeof addCrdtData>): Promise<void> {
       const key = keyOf(input);
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
@@ -114,7 +115,7 @@ export function createCrdtService(deps: { store: CrdtStore; live: LiveDocuments;
       );
     },
 
-    async updateCrdtData(app: Caller, input: TCrdtWriteData): Promise<void> {
+    async updateCrdtData(app: Caller, input: DataOf<typeof updateCrdtData>): Promise<void> {
       const key = keyOf(input);
       const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
       asInvalid(() => checkValue(input.type, input.data));
@@ -137,7 +138,7 @@ export function createCrdtService(deps: { store: CrdtStore; live: LiveDocuments;
       );
     },
 
-    async getCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<TCrdtData> {
+    async getCrdtData(app: Caller, input: DataOf<typeof getCrdtData>): Promise<TCrdtData> {
       const key = keyOf(input);
       await existing(app, key);
       withData(await store.find(app.apiKeyId, key), key);
@@ -159,7 +160,7 @@ export function createCrdtService(deps: { store: CrdtStore; live: LiveDocuments;
       );
     },
 
-    async deleteCrdtData(app: Caller, input: { organizationId: string; documentId: string; editorId: string }): Promise<void> {
+    async deleteCrdtData(app: Caller, input: DataOf<typeof deleteCrdtData>): Promise<void> {
       const key = keyOf(input);
       await existing(app, key);
       await documents.withDocument(app.apiKeyId, key, (document, live) =>

@@ -1,4 +1,5 @@
-import type { TBroadcastEventData } from '../../../contract/live-state/live-state.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { broadcastEvent, getLiveStateData } from '../../../contract/live-state/live-state.js';
 import type { TLiveStateEntry } from '../../../contract/live-state/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -25,7 +26,7 @@ export function createLiveStateService(deps: { repo: LiveStateRepo; find: Pick<A
     documentId: input.documentId,
   });
 
-  async function write(ref: DocumentKey, input: TBroadcastEventData): Promise<TLiveStateEntry> {
+  async function write(ref: DocumentKey, input: DataOf<typeof broadcastEvent>): Promise<TLiveStateEntry> {
     return uow.run(async () => {
       await find.organization(ref.apiKeyId, ref.organizationId);
       await find.heldDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId]);
@@ -44,7 +45,7 @@ export function createLiveStateService(deps: { repo: LiveStateRepo; find: Pick<A
   }
 
   return {
-    async broadcastEvent(app: Caller, input: TBroadcastEventData): Promise<TLiveStateEntry> {
+    async broadcastEvent(app: Caller, input: DataOf<typeof broadcastEvent>): Promise<TLiveStateEntry> {
       const ref = refOf(app, input);
       try {
         return await write(ref, input);
@@ -55,7 +56,7 @@ export function createLiveStateService(deps: { repo: LiveStateRepo; find: Pick<A
       }
     },
 
-    async getLiveStateData(app: Caller, input: { organizationId: string; documentId: string; liveStateDataId?: string }): Promise<TLiveStateEntry[]> {
+    async getLiveStateData(app: Caller, input: DataOf<typeof getLiveStateData>): Promise<TLiveStateEntry[]> {
       const ref = refOf(app, input);
       await find.organization(ref.apiKeyId, ref.organizationId);
       await find.document(ref.apiKeyId, ref.organizationId, ref.documentId);

@@ -1,6 +1,9 @@
-import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, POSTINGS_BUDGET, type TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import { DECIDED_AT_FUTURE_SLACK_MS, MAX_JUDGMENTS_PER_APPLICATION, POSTINGS_BUDGET, type addJudgment } from '../../../contract/memory/add-judgment.js';
+import type { deleteJudgments } from '../../../contract/memory/delete-judgments.js';
+import type { getJudgments } from '../../../contract/memory/get-judgments.js';
 import type { TJudgment } from '../../../contract/memory/schemas.js';
-import type { TSuggestDecisionData } from '../../../contract/memory/suggest-decision.js';
+import type { suggestDecision } from '../../../contract/memory/suggest-decision.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -22,7 +25,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
   const { repo, indexes, uow, pageTokens, clock } = deps;
 
   return {
-    async addJudgment(app: Caller, input: TAddJudgmentData): Promise<TJudgment> {
+    async addJudgment(app: Caller, input: DataOf<typeof addJudgment>): Promise<TJudgment> {
       const now = clock.nowMs();
       const decidedAt = input.decidedAt ?? now;
       if (decidedAt > now + DECIDED_AT_FUTURE_SLACK_MS) throw invalidArgument('data.decidedAt: must not be more than a minute in the future');
@@ -51,14 +54,14 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
       return toJudgment(row);
     },
 
-    async getJudgments(app: Caller, input: JudgmentFilters & { pageSize?: number; pageToken?: string }) {
+    async getJudgments(app: Caller, input: DataOf<typeof getJudgments>) {
       const filters: JudgmentFilters = { organizationId: input.organizationId, documentId: input.documentId, reviewerId: input.reviewerId, decision: input.decision };
       const scope = pageScope('judgments', app.apiKeyId, filters.organizationId ?? null, filters.documentId ?? null, filters.reviewerId ?? null, filters.decision ?? null);
       const page = await pageTokens.page(scope, input, (after, take) => repo.list(app.apiKeyId, filters, after, take), byDecision);
       return { items: page.items.map(toJudgment), pageToken: page.pageToken };
     },
 
-    async deleteJudgments(app: Caller, input: { judgmentIds: string[] }) {
+    async deleteJudgments(app: Caller, input: DataOf<typeof deleteJudgments>) {
       const deleted = await uow.run(async () => {
         const gone = await repo.deleteMany(app.apiKeyId, input.judgmentIds);
         if (gone.ids.length > 0) await repo.bump(app.apiKeyId, -gone.ids.length, -gone.postings);
@@ -72,7 +75,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
     },
 
     /** Recommends from the judgments most relevant to the query (see suggest.ts and the README). */
-    async suggestDecision(app: Caller, input: TSuggestDecisionData): Promise<SuggestResult> {
+    async suggestDecision(app: Caller, input: DataOf<typeof suggestDecision>): Promise<SuggestResult> {
       const index = await indexes.current(app.apiKeyId);
       if (index === null) return { primary: null, conflict: null };
       return suggestFromHits(index.find(input.query), { organizationId: input.organizationId, documentId: input.documentId }, clock.nowMs());

@@ -1,4 +1,5 @@
-import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addJudgment } from '../../../contract/memory/add-judgment.js';
 import type { TDecision, TJudgment } from '../../../contract/memory/schemas.js';
 import type { JudgmentRow, SearchableRow } from './repo.js';
 import { postingsOf, type SearchableJudgment } from './search-index.js';
@@ -7,7 +8,7 @@ import { postingsOf, type SearchableJudgment } from './search-index.js';
  * The row Add Judgment writes for `input` (with its ID and time resolved).
  * The benchmark seeds through this too, so its rows are the API's.
  */
-export function judgmentRow(apiKeyId: string, id: string, input: Omit<TAddJudgmentData, 'judgmentId'> & { decidedAt: number }, createdAt: number): JudgmentRow {
+export function judgmentRow(apiKeyId: string, id: string, input: Omit<DataOf<typeof addJudgment>, 'judgmentId'> & { decidedAt: number }, createdAt: number): JudgmentRow {
   return {
     apiKeyId,
     id,

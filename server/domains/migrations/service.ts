@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { getMigrateDocumentsStatus, migrateDocuments } from '../../../contract/documents/migrate-documents.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { alreadyExists, notFound } from '../../lib/app-error.js';
@@ -60,7 +62,7 @@ export function createMigrationsService(deps: {
   });
 
   return {
-    async migrateDocuments(app: Caller, input: { organizationId: string; documentId: string; newDocumentId: string }) {
+    async migrateDocuments(app: Caller, input: DataOf<typeof migrateDocuments>) {
       return uow.run(async () => {
         await find.organization(app.apiKeyId, input.organizationId);
         await find.document(app.apiKeyId, input.organizationId, input.documentId);
@@ -72,7 +74,7 @@ export function createMigrationsService(deps: {
       });
     },
 
-    async getMigrateDocumentsStatus(app: Caller, input: { organizationId: string; migrationId: string }) {
+    async getMigrateDocumentsStatus(app: Caller, input: DataOf<typeof getMigrateDocumentsStatus>) {
       const job = await jobs.get(input.migrationId);
       const payload = job !== null && job.kind === migration.kind && job.apiKeyId === app.apiKeyId ? ZMigration.safeParse(job.payload) : undefined;
       // Another application's, another organization's or another kind of job reads exactly like an unknown one.

@@ -1,6 +1,9 @@
 import type { TUserRef } from '../../../contract/common/content.js';
-import { RESERVED_TEMPLATE_VARIABLES } from '../../../contract/notifications/custom-notifications.js';
-import type { TNotification, TNotificationLevel } from '../../../contract/notifications/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import { RESERVED_TEMPLATE_VARIABLES, type addNotification, type deleteNotifications, type updateNotifications } from '../../../contract/notifications/custom-notifications.js';
+import type { getNotifications } from '../../../contract/notifications/get-notifications.js';
+import type { getNotificationConfig, setNotificationConfig } from '../../../contract/notifications/notification-config.js';
+import type { TNotification } from '../../../contract/notifications/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { cursorAt } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -14,7 +17,7 @@ import type { AccessLookups } from '../access/lookups.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { Audience } from './audience.js';
-import type { NotificationRecord, NotificationsRepo, RecipientRow, SortOrder } from './repo.js';
+import type { NotificationRecord, NotificationsRepo, RecipientRow } from './repo.js';
 import { effectiveConfig, recipientsByNotification, templateVariables, toNotification, userRefOf } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
@@ -52,19 +55,7 @@ export function createNotificationsService(deps: {
   }
 
   return {
-    async getNotifications(
-      app: Caller,
-      input: {
-        organizationId: string;
-        documentId?: string;
-        locationId?: string;
-        userId?: string;
-        notificationIds?: string[];
-        pageSize?: number;
-        pageToken?: string;
-        order?: SortOrder;
-      },
-    ): Promise<{ items: TNotification[]; pageToken: string | null }> {
+    async getNotifications(app: Caller, input: DataOf<typeof getNotifications>): Promise<{ items: TNotification[]; pageToken: string | null }> {
       await features.require(app.apiKeyId, 'advancedQueries');
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, documentId, locationId, userId, notificationIds } = input;
@@ -96,7 +87,7 @@ export function createNotificationsService(deps: {
       return { items: await records(app, inOrder, await recipientUserOf(app, userId)), pageToken: page.pageToken };
     },
 
-    async getNotificationConfig(app: Caller, input: { organizationId: string; documentIds: string[]; userId: string }) {
+    async getNotificationConfig(app: Caller, input: DataOf<typeof getNotificationConfig>) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, documentIds, userId } = input;
       await find.organization(app.apiKeyId, organizationId);
@@ -114,10 +105,7 @@ export function createNotificationsService(deps: {
       }));
     },
 
-    async setNotificationConfig(
-      app: Caller,
-      input: { organizationId: string; documentIds?: string[]; userIds: string[]; config: Partial<Record<'inbox' | 'email' | 'slack', TNotificationLevel>> },
-    ) {
+    async setNotificationConfig(app: Caller, input: DataOf<typeof setNotificationConfig>) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId } = input;
       const userIds = [...new Set(input.userIds)];
@@ -155,22 +143,7 @@ export function createNotificationsService(deps: {
       return outcomes;
     },
 
-    async addNotification(
-      app: Caller,
-      input: {
-        organizationId: string;
-        documentId?: string;
-        locationId?: string;
-        notificationId?: string;
-        actionUser?: TUserRef;
-        displayHeadlineMessageTemplate: string;
-        displayHeadlineMessageTemplateData?: Record<string, string>;
-        displayBodyMessage?: string;
-        notificationSourceData?: Record<string, unknown>;
-        notifyUsers?: (TUserRef | string)[];
-        notifyAll?: boolean;
-      },
-    ) {
+    async addNotification(app: Caller, input: DataOf<typeof addNotification>) {
       await features.require(app.apiKeyId, 'notifications');
       const data = input.displayHeadlineMessageTemplateData ?? {};
       for (const reserved of RESERVED_TEMPLATE_VARIABLES) {
@@ -240,7 +213,7 @@ export function createNotificationsService(deps: {
       });
     },
 
-    async updateNotifications(app: Caller, input: { organizationId: string; userId: string; notificationIds: string[]; read: boolean }) {
+    async updateNotifications(app: Caller, input: DataOf<typeof updateNotifications>) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, userId, read } = input;
       const changed = await uow.run(() => repo.setRead(app.apiKeyId, organizationId, userId, [...new Set(input.notificationIds)], read ? clock.nowMs() : null));
@@ -253,7 +226,7 @@ export function createNotificationsService(deps: {
       return outcomes;
     },
 
-    async deleteNotifications(app: Caller, input: { organizationId: string; notificationIds: string[]; userId?: string }) {
+    async deleteNotifications(app: Caller, input: DataOf<typeof deleteNotifications>) {
       await features.require(app.apiKeyId, 'notifications');
       const { organizationId, userId } = input;
       const ids = [...new Set(input.notificationIds)];

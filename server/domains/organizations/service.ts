@@ -1,4 +1,10 @@
-import type { TAccessType, TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
+import type { TDocument, TFolder, TOrganization } from '../../../contract/access/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addDocument, deleteDocument, moveDocument, updateDocument, updateDocumentAccess, updateDocumentDisableState } from '../../../contract/documents/documents.js';
+import type { getDocuments } from '../../../contract/documents/get-documents.js';
+import type { addFolder, deleteFolder, updateFolder, updateFolderAccess } from '../../../contract/folders/folders.js';
+import type { getFolders } from '../../../contract/folders/get-folders.js';
+import type { addOrganization, deleteOrganization, getOrganizations, updateOrganization, updateOrganizationDisableState } from '../../../contract/organizations/organizations.js';
 import { createdOnce } from '../../db/errors.js';
 import { creationCursor } from '../../db/keyset.js';
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../lib/app-error.js';
@@ -14,6 +20,16 @@ import { folderNodes } from '../access/tree.js';
 import { folderTree, ROOT, toDocument, toOrganization } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
+/**
+ * Update Organization and Update Organization Disable State both end in
+ * updateOrganization: the name of the one, the disabled flag of the other.
+ */
+type OrganizationChange = Pick<DataOf<typeof updateOrganization>, 'organizationId'> &
+  Partial<Pick<DataOf<typeof updateOrganization>, 'organizationName'> & Pick<DataOf<typeof updateOrganizationDisableState>, 'disabled'>>;
+
+/** The same for Update Document and Update Document Disable State. */
+type DocumentChange = Pick<DataOf<typeof updateDocument>, 'organizationId' | 'documentId'> &
+  Partial<Pick<DataOf<typeof updateDocument>, 'documentName'> & Pick<DataOf<typeof updateDocumentDisableState>, 'disabled'>>;
 
 export function createOrganizationsService(deps: {
   organizations: Pick<OrganizationsRepo, 'createOrganization' | 'ensureOrganization' | 'listOrganizations' | 'updateOrganization' | 'deleteOrganization' | 'lockOrganization'>;
@@ -49,7 +65,7 @@ export function createOrganizationsService(deps: {
   }
 
   /** Deletes a folder and every folder below it, with their documents and grants; inside a unit of work. */
-  async function deleteFolderTree(app: Caller, input: { organizationId: string; folderId: string }): Promise<void> {
+  async function deleteFolderTree(app: Caller, input: DataOf<typeof deleteFolder>): Promise<void> {
     await organizations.lockOrganization(app.apiKeyId, input.organizationId);
     await folderOrThrow(app, input.organizationId, input.folderId);
     const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
@@ -70,14 +86,14 @@ export function createOrganizationsService(deps: {
 
   return {
     // ── organizations ──
-    async addOrganization(app: Caller, input: { organizationId: string; organizationName?: string }): Promise<TOrganization> {
+    async addOrganization(app: Caller, input: DataOf<typeof addOrganization>): Promise<TOrganization> {
       const row = await createdOnce(`organization ${input.organizationId}`, () =>
         organizations.createOrganization(app.apiKeyId, input.organizationId, input.organizationName ?? input.organizationId),
       );
       return toOrganization(row);
     },
 
-    async getOrganizations(app: Caller, input: { organizationIds?: string[]; pageSize?: number; pageToken?: string }) {
+    async getOrganizations(app: Caller, input: DataOf<typeof getOrganizations>) {
       const scope = ['organizations', app.apiKeyId, (input.organizationIds ?? []).join('\u0000')].join('\n');
       const page = await pageTokens.page(
         scope,
@@ -88,12 +104,12 @@ export function createOrganizationsService(deps: {
       return { items: page.items.map(toOrganization), pageToken: page.pageToken };
     },
 
-    async updateOrganization(app: Caller, input: { organizationId: string; organizationName?: string; disabled?: boolean }): Promise<TOrganization> {
+    async updateOrganization(app: Caller, input: OrganizationChange): Promise<TOrganization> {
       await organizationOrThrow(app, input.organizationId);
       return toOrganization(await organizations.updateOrganization(app.apiKeyId, input.organizationId, { name: input.organizationName, disabled: input.disabled }));
     },
 
-    async deleteOrganization(app: Caller, input: { organizationId: string }): Promise<void> {
+    async deleteOrganization(app: Caller, input: DataOf<typeof deleteOrganization>): Promise<void> {
       await uow.run(async () => {
         // The organization row first, as every structural change takes it: in any other
         // order a delete and a folder move lock each other's rows (a deadlock on PostgreSQL).
@@ -105,7 +121,7 @@ export function createOrganizationsService(deps: {
     },
 
     // ── folders ──
-    async getFolders(app: Caller, input: { organizationId: string; folderId?: string; maxDepth?: number }): Promise<TFolder[]> {
+    async getFolders(app: Caller, input: DataOf<typeof getFolders>): Promise<TFolder[]> {
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
       const rows = await folders.listFolders(app.apiKeyId, input.organizationId);
@@ -115,10 +131,7 @@ export function createOrganizationsService(deps: {
       return [tree.record(tree.byId.get(input.folderId) ?? (await folderOrThrow(app, input.organizationId, input.folderId)), depth)];
     },
 
-    async addFolder(
-      app: Caller,
-      input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
-    ): Promise<TFolder> {
+    async addFolder(app: Caller, input: DataOf<typeof addFolder>): Promise<TFolder> {
       return uow.run(async () => {
         await organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         const parentId = await parentIdFrom(app, input.organizationId, input.parentFolderId);
@@ -137,7 +150,7 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async updateFolder(app: Caller, input: { organizationId: string; folderId: string; folderName?: string; parentFolderId?: string }): Promise<TFolder> {
+    async updateFolder(app: Caller, input: DataOf<typeof updateFolder>): Promise<TFolder> {
       // The cycle check and the move together: two crossing moves must not both pass the check.
       return uow.run(async () => {
         await organizations.lockOrganization(app.apiKeyId, input.organizationId);
@@ -156,14 +169,11 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async deleteFolder(app: Caller, input: { organizationId: string; folderId: string }): Promise<void> {
+    async deleteFolder(app: Caller, input: DataOf<typeof deleteFolder>): Promise<void> {
       await uow.run(() => deleteFolderTree(app, input));
     },
 
-    async updateFolderAccess(
-      app: Caller,
-      input: { organizationId: string; folderId: string; accessType?: TAccessType; inheritAccessFromParent?: boolean },
-    ): Promise<TFolder> {
+    async updateFolderAccess(app: Caller, input: DataOf<typeof updateFolderAccess>): Promise<TFolder> {
       await folderOrThrow(app, input.organizationId, input.folderId);
       await folders.updateFolder(app.apiKeyId, input.organizationId, input.folderId, {
         accessType: input.accessType,
@@ -173,7 +183,7 @@ export function createOrganizationsService(deps: {
     },
 
     // ── documents ──
-    async getDocuments(app: Caller, input: { organizationId: string; documentIds?: string[]; folderId?: string; pageSize?: number; pageToken?: string }) {
+    async getDocuments(app: Caller, input: DataOf<typeof getDocuments>) {
       await features.require(app.apiKeyId, 'advancedQueries');
       await organizationOrThrow(app, input.organizationId);
       if (input.folderId !== undefined) await folderOrThrow(app, input.organizationId, input.folderId);
@@ -191,10 +201,7 @@ export function createOrganizationsService(deps: {
       return { items: page.items.map((row) => toDocument(row, nodes)), pageToken: page.pageToken };
     },
 
-    async addDocument(
-      app: Caller,
-      input: { organizationId: string; documentId: string; documentName?: string; folderId?: string; accessType?: TAccessType },
-    ): Promise<TDocument> {
+    async addDocument(app: Caller, input: DataOf<typeof addDocument>): Promise<TDocument> {
       return uow.run(async () => {
         await organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
@@ -212,26 +219,26 @@ export function createOrganizationsService(deps: {
       });
     },
 
-    async updateDocument(app: Caller, input: { organizationId: string; documentId: string; documentName?: string; disabled?: boolean }): Promise<TDocument> {
+    async updateDocument(app: Caller, input: DocumentChange): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
       const row = await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { name: input.documentName, disabled: input.disabled });
       return documentRecord(app, row);
     },
 
-    async deleteDocument(app: Caller, input: { organizationId: string; documentId: string }): Promise<void> {
+    async deleteDocument(app: Caller, input: DataOf<typeof deleteDocument>): Promise<void> {
       await uow.run(async () => {
         await documentOrThrow(app, input.organizationId, input.documentId);
         await owned.deleteDocuments({ apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentIds: [input.documentId] });
       });
     },
 
-    async moveDocument(app: Caller, input: { organizationId: string; documentId: string; folderId: string }): Promise<TDocument> {
+    async moveDocument(app: Caller, input: DataOf<typeof moveDocument>): Promise<TDocument> {
       await documentOrThrow(app, input.organizationId, input.documentId);
       const folderId = await parentIdFrom(app, input.organizationId, input.folderId);
       return documentRecord(app, await documents.updateDocument(app.apiKeyId, input.organizationId, input.documentId, { folderId }));
     },
 
-    async updateDocumentAccess(app: Caller, input: { organizationId: string; documentId: string; accessType: TAccessType }): Promise<TDocument> {
+    async updateDocumentAccess(app: Caller, input: DataOf<typeof updateDocumentAccess>): Promise<TDocument> {
       const document = await documentOrThrow(app, input.organizationId, input.documentId);
       if (document.folderId !== null) {
         throw failedPrecondition(

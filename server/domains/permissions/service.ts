@@ -1,4 +1,9 @@
 import type { TPermissionEntry, TPermissionResult, TResourcePermission } from '../../../contract/access/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addPermissions } from '../../../contract/permissions/add-permissions.js';
+import type { generateToken } from '../../../contract/permissions/generate-token.js';
+import type { getPermissions } from '../../../contract/permissions/get-permissions.js';
+import type { removePermissions } from '../../../contract/permissions/remove-permissions.js';
 import { invalidArgument, notFound } from '../../lib/app-error.js';
 import { idMap } from '../../lib/id-map.js';
 import type { AccessLookups } from '../access/lookups.js';
@@ -19,6 +24,8 @@ import type { Caller } from '../../platform/caller.js';
 
 type Maps = Required<Omit<TPermissionResult, 'context'>> & Pick<TPermissionResult, 'context'>;
 type Principal = { type: PrincipalType; id: string; organizationId?: string };
+/** Get Permissions' data once normalized: every list present, without repeats. */
+type PermissionsQuery = Required<DataOf<typeof getPermissions>>;
 
 const denied = (what: string, userId: string, accessType?: string): TPermissionEntry => ({
   error: `user ${userId} does not have access to ${what}`,
@@ -51,7 +58,7 @@ export function createPermissionsService(deps: {
   const { find, uow } = deps;
 
   /** Get Permissions from the stored grants. */
-  async function resolveLocally(app: Caller, input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] }) {
+  async function resolveLocally(app: Caller, input: PermissionsQuery) {
     const { organizationId, userIds } = input;
     const [organization, folderRows, documentRows, memberships] = await Promise.all([
       deps.organizations.findOrganization(app.apiKeyId, organizationId),
@@ -119,7 +126,7 @@ export function createPermissionsService(deps: {
   async function resolveWithProvider(
     app: Caller,
     target: NonNullable<Awaited<ReturnType<WorkspaceConfigService['permissionProviderTarget']>>>,
-    input: { organizationId: string; userIds: string[]; folderIds: string[]; documentIds: string[] },
+    input: PermissionsQuery,
   ) {
     const { organizationId } = input;
     const resources: { type: ResourceType; id: string }[] = [
@@ -191,13 +198,13 @@ export function createPermissionsService(deps: {
     };
   }
 
-  function principalOf(input: { user?: { userId: string }; userGroup?: { organizationId: string; organizationUserGroupId: string } }): Principal {
+  function principalOf(input: Pick<DataOf<typeof addPermissions>, 'user' | 'userGroup'>): Principal {
     if (input.user) return { type: 'user', id: input.user.userId };
     return { type: 'group', id: input.userGroup!.organizationUserGroupId, organizationId: input.userGroup!.organizationId };
   }
 
   return {
-    async getPermissions(app: Caller, input: { organizationId: string; userIds: string[]; folderIds?: string[]; documentIds?: string[] }) {
+    async getPermissions(app: Caller, input: DataOf<typeof getPermissions>) {
       const normalized = {
         organizationId: input.organizationId,
         userIds: [...new Set(input.userIds)],
@@ -208,12 +215,12 @@ export function createPermissionsService(deps: {
       return target ? resolveWithProvider(app, target, normalized) : resolveLocally(app, normalized);
     },
 
-    async addPermissions(app: Caller, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+    async addPermissions(app: Caller, input: DataOf<typeof addPermissions>) {
       const principal = principalOf(input);
       await uow.run(() => writeGrants(app, principal, input.permissions.resources));
     },
 
-    async removePermissions(app: Caller, input: Parameters<typeof principalOf>[0] & { permissions: { resources: TResourcePermission[] } }) {
+    async removePermissions(app: Caller, input: DataOf<typeof removePermissions>) {
       const principal = principalOf(input);
       await uow.run(async () => {
         for (const r of input.permissions.resources) {
@@ -222,15 +229,8 @@ export function createPermissionsService(deps: {
       });
     },
 
-    async generateToken(
-      app: Caller,
-      input: {
-        userId: string;
-        userProperties: { name: string; email: string; isAdmin?: boolean; photoUrl?: string; color?: string; textColor?: string; initial?: string };
-        permissions: { resources: TResourcePermission[] };
-      },
-    ): Promise<{ token: string }> {
-      const { organizationId: _never, ...properties } = input.userProperties as typeof input.userProperties & { organizationId?: unknown };
+    async generateToken(app: Caller, input: DataOf<typeof generateToken>): Promise<{ token: string }> {
+      const { organizationId: _never, ...properties } = input.userProperties;
       // The token describes the user as given now: the stored profile is replaced, not merged.
       const { isAdmin, ...profileFields } = properties;
       const user = mergeUser(app, undefined, { userId: input.userId, ...profileFields });

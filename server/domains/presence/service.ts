@@ -1,4 +1,5 @@
-import type { TAddPresenceData, TUpdatePresenceData } from '../../../contract/live-state/presence.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addPresence, deletePresence, getPresence, updatePresence } from '../../../contract/live-state/presence.js';
 import type { TPresenceEntry } from '../../../contract/live-state/schemas.js';
 import { createdOnce } from '../../db/errors.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -49,7 +50,7 @@ export function createPresenceService(deps: {
   }
 
   return {
-    async addPresence(app: Caller, input: TAddPresenceData): Promise<TPresenceEntry> {
+    async addPresence(app: Caller, input: DataOf<typeof addPresence>): Promise<TPresenceEntry> {
       const ref = refOf(app, input);
       return uow.run(async () => {
         await find.organization(ref.apiKeyId, ref.organizationId);
@@ -68,7 +69,7 @@ export function createPresenceService(deps: {
       });
     },
 
-    async updatePresence(app: Caller, input: TUpdatePresenceData): Promise<TPresenceEntry> {
+    async updatePresence(app: Caller, input: DataOf<typeof updatePresence>): Promise<TPresenceEntry> {
       const ref = refOf(app, input);
       return uow.run(async () => {
         await find.organization(ref.apiKeyId, ref.organizationId);
@@ -81,7 +82,7 @@ export function createPresenceService(deps: {
       });
     },
 
-    async deletePresence(app: Caller, input: { organizationId: string; documentId: string; userIds: string[] }) {
+    async deletePresence(app: Caller, input: DataOf<typeof deletePresence>) {
       const ref = refOf(app, input);
       const deleted = await uow.run(async () => {
         await existing(ref);
@@ -93,7 +94,7 @@ export function createPresenceService(deps: {
     },
 
     /** One entry per user: an API entry wins over the same user's connections (the application set it on purpose). */
-    async getPresence(app: Caller, input: { organizationId: string; documentId: string }): Promise<TPresenceEntry[]> {
+    async getPresence(app: Caller, input: DataOf<typeof getPresence>): Promise<TPresenceEntry[]> {
       const ref = refOf(app, input);
       await existing(ref);
       const entries = new Map<string, TPresenceEntry>();

@@ -1,4 +1,7 @@
-import type { TAddRecordingData } from '../../../contract/recordings/add-recording.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addRecording } from '../../../contract/recordings/add-recording.js';
+import type { deleteRecordings } from '../../../contract/recordings/delete-recordings.js';
+import type { getRecordings } from '../../../contract/recordings/get-recordings.js';
 import type { TRecording } from '../../../contract/recordings/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { creationCursor } from '../../db/keyset.js';
@@ -28,7 +31,7 @@ export function createRecordingsService(deps: {
 
   return {
     /** Stores the recorder annotation and publishes `recorder.done` in the same transaction. */
-    async addRecording(app: Caller, input: TAddRecordingData): Promise<TRecording> {
+    async addRecording(app: Caller, input: DataOf<typeof addRecording>): Promise<TRecording> {
       const taken = () => alreadyExists(`recording ${input.annotationId} already exists`);
       try {
         return await uow.run(async () => {
@@ -69,7 +72,7 @@ export function createRecordingsService(deps: {
       }
     },
 
-    async getRecordings(app: Caller, input: { organizationId: string; documentId?: string; recordingIds?: string[]; pageSize?: number; pageToken?: string }) {
+    async getRecordings(app: Caller, input: DataOf<typeof getRecordings>) {
       await find.organization(app.apiKeyId, input.organizationId);
       const ids = input.recordingIds === undefined ? undefined : [...new Set(input.recordingIds)].sort();
       const scope = pageScope('recordings', app.apiKeyId, input.organizationId, input.documentId ?? null, ids ?? null);
@@ -82,7 +85,7 @@ export function createRecordingsService(deps: {
       return { items: page.items.map((row) => toRecording(row, app.apiKey)), pageToken: page.pageToken };
     },
 
-    async deleteRecordings(app: Caller, input: { organizationId: string; annotationIds: string[] }) {
+    async deleteRecordings(app: Caller, input: DataOf<typeof deleteRecordings>) {
       const deleted = new Set(await uow.run(() => repo.deleteMany(app.apiKeyId, input.organizationId, input.annotationIds)));
       return deletionOutcomes(input.annotationIds, deleted, 'recording', input.organizationId);
     },

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { USER_DATA_PAGE_SIZE, type TUserData } from '../../../contract/users/get-all-user-data.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { deleteAllUserData, getDeleteAllUserDataStatus } from '../../../contract/users/delete-all-user-data.js';
+import { USER_DATA_PAGE_SIZE, type getAllUserData, type TUserData } from '../../../contract/users/get-all-user-data.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { notFound } from '../../lib/app-error.js';
 import { ZCursorTuple, type PageTokens } from '../../lib/page-token.js';
@@ -44,7 +46,7 @@ export function createUserDataService(deps: { find: Pick<AccessLookups, 'organiz
      * one cursor per feature, so a feature that ran out stays out while the
      * others go on.
      */
-    async getAllUserData(app: Caller, input: { organizationId: string; userId: string; pageToken?: string }): Promise<{ data: TUserData; nextPageToken: string | null }> {
+    async getAllUserData(app: Caller, input: DataOf<typeof getAllUserData>): Promise<{ data: TUserData; nextPageToken: string | null }> {
       await find.organization(app.apiKeyId, input.organizationId);
       const scope = ['userData', app.apiKeyId, input.organizationId, input.userId].join('\n');
       const positions = input.pageToken === undefined ? undefined : pageTokens.open(scope, input.pageToken, ZUserDataToken);
@@ -84,14 +86,14 @@ export function createUserDataService(deps: { find: Pick<AccessLookups, 'organiz
       };
     },
 
-    async deleteAllUserData(app: Caller, input: { userId: string }): Promise<{ jobId: string }> {
+    async deleteAllUserData(app: Caller, input: DataOf<typeof deleteAllUserData>): Promise<{ jobId: string }> {
       // No idempotency key: a key would keep returning a finished job, while a user added again
       // after an erasure must be erasable again. Two jobs for one user are harmless.
       const jobId = await uow.run(() => jobs.enqueue(erasure, { apiKeyId: app.apiKeyId, userId: input.userId }, { apiKeyId: app.apiKeyId }));
       return { jobId };
     },
 
-    async getDeleteAllUserDataStatus(app: Caller, input: { jobId: string }) {
+    async getDeleteAllUserDataStatus(app: Caller, input: DataOf<typeof getDeleteAllUserDataStatus>) {
       const job = await jobs.get(input.jobId);
       // Another application's job, or another kind of job, reads exactly like an unknown one.
       if (job === null || job.kind !== erasure.kind || job.apiKeyId !== app.apiKeyId) throw notFound(`user data deletion job ${input.jobId} does not exist`);

@@ -1,4 +1,10 @@
 import type { TUserInput } from '../../../contract/access/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { addUsers } from '../../../contract/users/add-users.js';
+import type { deleteUsers } from '../../../contract/users/delete-users.js';
+import type { getUsers } from '../../../contract/users/get-users.js';
+import type { updateUsers } from '../../../contract/users/update-users.js';
+import type { addUserGroup, addUsersToGroup, deleteUsersFromGroup } from '../../../contract/users/user-groups.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { cursorAt } from '../../db/keyset.js';
 import { alreadyExists } from '../../lib/app-error.js';
@@ -65,7 +71,7 @@ export function createUsersService(deps: {
    */
   async function prepareLevel(
     app: Caller,
-    input: { organizationId: string; createDocument?: boolean; createFolder?: boolean },
+    input: Pick<DataOf<typeof addUsers>, 'organizationId' | 'createDocument' | 'createFolder'>,
     level: Level,
   ): Promise<string | null> {
     const { organizationId } = input;
@@ -81,10 +87,7 @@ export function createUsersService(deps: {
   }
 
   return {
-    async addUsers(
-      app: Caller,
-      input: { organizationId: string; documentId?: string; createDocument?: boolean; folderId?: string; createFolder?: boolean; users: TUserInput[] },
-    ) {
+    async addUsers(app: Caller, input: DataOf<typeof addUsers>) {
       const level = levelOf(input);
       return uow.run(async () => {
         const problem = await prepareLevel(app, input, level);
@@ -105,7 +108,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async deleteUsers(app: Caller, input: { organizationId: string; documentId?: string; folderId?: string; userIds: string[] }) {
+    async deleteUsers(app: Caller, input: DataOf<typeof deleteUsers>) {
       const { organizationId } = input;
       const level = levelOf(input);
       return uow.run(async () => {
@@ -134,7 +137,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async getUsers(app: Caller, input: { organizationId: string; documentId?: string; folderId?: string; userIds?: string[]; pageSize?: number; pageToken?: string }) {
+    async getUsers(app: Caller, input: DataOf<typeof getUsers>) {
       const level = levelOf(input);
       await levelOrThrow(app, input.organizationId, level);
       const scope = ['users', app.apiKeyId, input.organizationId, level.type, level.id, (input.userIds ?? []).join('\u0000')].join('\n');
@@ -148,7 +151,7 @@ export function createUsersService(deps: {
       return { items: page.items.map((g) => toUserRecord(users.get(g.principalId), g.principalId, g)), pageToken: page.pageToken };
     },
 
-    async updateUsers(app: Caller, input: { organizationId?: string; documentId?: string; folderId?: string; users: TUserInput[] }) {
+    async updateUsers(app: Caller, input: DataOf<typeof updateUsers>) {
       const level = input.organizationId !== undefined ? levelOf({ ...input, organizationId: input.organizationId }) : undefined;
       return uow.run(async () => {
         const ids = input.users.map((u) => u.userId);
@@ -189,7 +192,7 @@ export function createUsersService(deps: {
     },
 
     // ── user groups ──
-    async addUserGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; name: string }) {
+    async addUserGroup(app: Caller, input: DataOf<typeof addUserGroup>) {
       return uow.run(async () => {
         await deps.organizations.ensureOrganization(app.apiKeyId, input.organizationId);
         try {
@@ -202,7 +205,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async addUsersToGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; userIds: string[] }) {
+    async addUsersToGroup(app: Caller, input: DataOf<typeof addUsersToGroup>) {
       const groupId = input.organizationUserGroupId;
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {
@@ -221,7 +224,7 @@ export function createUsersService(deps: {
       });
     },
 
-    async deleteUsersFromGroup(app: Caller, input: { organizationId: string; organizationUserGroupId: string; userIds?: string[]; deleteAll?: boolean }) {
+    async deleteUsersFromGroup(app: Caller, input: DataOf<typeof deleteUsersFromGroup>) {
       const groupId = input.organizationUserGroupId;
       const entry = (success: boolean, message: string) => ({ success, organizationUserGroupId: groupId, message });
       return uow.run(async () => {

@@ -1,5 +1,6 @@
-import type { z } from 'zod';
-import type { createWebhookEndpoint, sendWebhookTestEvent, updateWebhookEndpoint } from '../../../contract/webhooks/endpoints.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { updateAdvancedWebhookConfig } from '../../../contract/webhooks/config.js';
+import type { createWebhookEndpoint, getWebhookEndpoints, sendWebhookTestEvent, updateWebhookEndpoint } from '../../../contract/webhooks/endpoints.js';
 import { TEST_EVENT } from '../../../contract/webhooks/payload.js';
 import type { TWebhookEndpoint } from '../../../contract/webhooks/schemas.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -14,10 +15,6 @@ import type { WebhookMessages } from './messages.js';
 import type { EndpointRecord, WebhookEndpointsRepo } from './endpoints-repo.js';
 import { newSigningSecret } from './secrets.js';
 import type { WebhookSettings } from './settings.js';
-
-type CreateInput = z.infer<typeof createWebhookEndpoint.body>['data'];
-type UpdateInput = z.infer<typeof updateWebhookEndpoint.body>['data'];
-type TestInput = z.infer<typeof sendWebhookTestEvent.body>['data'];
 
 /** After a rotation, the previous secret signs alongside the new one this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
@@ -68,11 +65,11 @@ export function createWebhookEndpoints(deps: {
       return { isEnabled: await deps.settings.isEnabled(apiKeyId) };
     },
 
-    async updateConfig(apiKeyId: string, input: { isEnabled: boolean }) {
+    async updateConfig(apiKeyId: string, input: DataOf<typeof updateAdvancedWebhookConfig>) {
       return { isEnabled: await deps.settings.setEnabled(apiKeyId, input.isEnabled) };
     },
 
-    async create(apiKeyId: string, input: CreateInput): Promise<TWebhookEndpoint> {
+    async create(apiKeyId: string, input: DataOf<typeof createWebhookEndpoint>): Promise<TWebhookEndpoint> {
       if (!(await deps.settings.isEnabled(apiKeyId))) {
         throw failedPrecondition('advanced webhooks are disabled for this application: enable them with Update Advanced Webhook Config first');
       }
@@ -99,7 +96,7 @@ export function createWebhookEndpoints(deps: {
       }
     },
 
-    async list(apiKeyId: string, input: { endpointId?: string; pageSize?: number; pageToken?: string }) {
+    async list(apiKeyId: string, input: DataOf<typeof getWebhookEndpoints>) {
       if (input.endpointId !== undefined) {
         // One endpoint: a one-item page. No page of this query has a token, so any token is another query's.
         if (input.pageToken !== undefined) throw invalidArgument('pageToken is not valid for this request: a request with endpointId has a single page');
@@ -114,7 +111,7 @@ export function createWebhookEndpoints(deps: {
       return { items: page.items.map(toEndpoint), pageToken: page.pageToken };
     },
 
-    async update(apiKeyId: string, input: UpdateInput): Promise<TWebhookEndpoint> {
+    async update(apiKeyId: string, input: DataOf<typeof updateWebhookEndpoint>): Promise<TWebhookEndpoint> {
       const stored = await find(apiKeyId, input.endpointId);
       // Only a new URL is checked: the stored one was checked when it was set (deliveries check it again).
       if (input.url !== undefined && input.url !== stored.url) await checkUrl(input.url);
@@ -145,7 +142,7 @@ export function createWebhookEndpoints(deps: {
         if (await repo.replaceSecret(endpointId, { expected: current, next: sealer.seal(secret), previousUntil: now + PREVIOUS_SECRET_MS, at: now })) return { endpointId, secret };
       }
     },
-    async sendTest(apiKeyId: string, input: TestInput) {
+    async sendTest(apiKeyId: string, input: DataOf<typeof sendWebhookTestEvent>) {
       return deps.uow.run(async () => {
         const endpoint = await find(apiKeyId, input.endpointId);
         if (endpoint.disabled) throw failedPrecondition(`webhook endpoint ${endpoint.id} is disabled: enable it to send it events`);

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
-import type { ZDeliveryStatus } from '../../../contract/webhooks/schemas.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from '../../../contract/webhooks/messages.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
@@ -7,8 +7,6 @@ import type { PageTokens } from '../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
 import { withApiKey } from './messages.js';
 import type { WebhookHistoryRepo } from './history-repo.js';
-
-type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 
 /** What was sent to an endpoint and how each try went; resending. */
 export function createWebhookHistory(deps: {
@@ -24,7 +22,7 @@ export function createWebhookHistory(deps: {
   const newestFirst = (record: { createdAt: number; id: string }) => ({ at: record.createdAt, id: record.id });
 
   return {
-    async messages(apiKeyId: string, input: { endpointId: string; status?: DeliveryStatus; pageSize?: number; pageToken?: string }) {
+    async messages(apiKeyId: string, input: DataOf<typeof getWebhookMessages>) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
         JSON.stringify(['webhook-messages', apiKeyId, endpoint.id, input.status ?? null]),
@@ -48,7 +46,7 @@ export function createWebhookHistory(deps: {
       };
     },
 
-    async attempts(apiKeyId: string, input: { endpointId: string; messageId?: string; pageSize?: number; pageToken?: string }) {
+    async attempts(apiKeyId: string, input: DataOf<typeof getWebhookAttempts>) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
         JSON.stringify(['webhook-attempts', apiKeyId, endpoint.id, input.messageId ?? null]),
@@ -74,7 +72,7 @@ export function createWebhookHistory(deps: {
     },
 
     /** A fresh schedule from now for one message to one endpoint; a try in flight finishes first. */
-    async resend(apiKeyId: string, input: { endpointId: string; messageId: string }) {
+    async resend(apiKeyId: string, input: DataOf<typeof resendWebhookMessage>) {
       const result = await deps.uow.run(async () => {
         const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
         if (endpoint.disabled) throw failedPrecondition(`webhook endpoint ${endpoint.id} is disabled: enable it before resending`);

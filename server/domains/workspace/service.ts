@@ -8,7 +8,10 @@ import {
   type TEmailConfig,
   type TPermissionProviderConfig,
 } from '../../../contract/workspace/schemas.js';
-import { MAX_EMAIL_TRIGGERS } from '../../../contract/workspace/update-email-config.js';
+import type { DataOf } from '../../../contract/common/envelope.js';
+import type { updateActivityConfig } from '../../../contract/workspace/update-activity-config.js';
+import { MAX_EMAIL_TRIGGERS, type updateEmailConfig } from '../../../contract/workspace/update-email-config.js';
+import type { updatePermissionProviderConfig } from '../../../contract/workspace/update-permission-provider-config.js';
 import { idMap } from '../../lib/id-map.js';
 import { invalidArgument } from '../../lib/app-error.js';
 import type { Sealer } from '../../lib/crypto.js';
@@ -34,11 +37,6 @@ export interface StoredEmailConfig {
 }
 
 type EmailServiceType = TEmailConfig['emailServiceConfig']['type'];
-
-export interface EmailConfigUpdate {
-  useEmailService?: boolean;
-  emailServiceConfig?: { type?: EmailServiceType; apiKey?: string; fromEmail?: string; fromCompany?: string; triggers?: Record<string, boolean> };
-}
 
 /** How an application's email is sent, its provider key opened: for the email domain only, never for a response. */
 export interface EmailSenderSettings {
@@ -68,12 +66,6 @@ export function maskedKey(key: string): string {
   return key.length >= 16 ? `${MASKED_KEY_PREFIX}${key.slice(-4)}` : MASKED_KEY_PREFIX;
 }
 
-export interface ActivityConfigUpdate {
-  isEnabled?: boolean;
-  immutable?: boolean;
-  triggers?: Record<string, Record<string, boolean>>;
-}
-
 /** The spec: a workspace that never configured activity logs reads {isEnabled: false}. */
 const ACTIVITY_CONFIG_DEFAULT: TActivityServiceConfig = { isEnabled: false };
 
@@ -81,7 +73,7 @@ const ACTIVITY_CONFIG_DEFAULT: TActivityServiceConfig = { isEnabled: false };
 const parseActivityConfig = (value: unknown): TActivityServiceConfig => ZActivityServiceConfig.parse(value);
 
 /** `update` over `stored`, deeply: triggers merge per feature, then per action. */
-function mergeActivityConfig(stored: TActivityServiceConfig, update: ActivityConfigUpdate): TActivityServiceConfig {
+function mergeActivityConfig(stored: TActivityServiceConfig, update: DataOf<typeof updateActivityConfig>): TActivityServiceConfig {
   const next: TActivityServiceConfig = { ...stored, isEnabled: update.isEnabled ?? stored.isEnabled };
   if (update.immutable !== undefined) next.immutable = update.immutable;
   if (update.triggers !== undefined) {
@@ -92,11 +84,6 @@ function mergeActivityConfig(stored: TActivityServiceConfig, update: ActivityCon
     next.triggers = triggers;
   }
   return next;
-}
-
-export interface PermissionProviderUpdate {
-  usePermissionProvider?: boolean;
-  permissionProviderConfig?: { permissionProviderUrl?: string; authToken?: string };
 }
 
 export function createWorkspaceConfigService(deps: {
@@ -129,7 +116,7 @@ export function createWorkspaceConfigService(deps: {
     };
   }
 
-  function mergeEmailConfig(stored: StoredEmailConfig, update: EmailConfigUpdate): StoredEmailConfig {
+  function mergeEmailConfig(stored: StoredEmailConfig, update: DataOf<typeof updateEmailConfig>): StoredEmailConfig {
     const sent = update.emailServiceConfig ?? {};
     let base = stored;
     // The States table: enabling a config without triggers seeds the defaults first. The seeded type is
@@ -178,7 +165,7 @@ export function createWorkspaceConfigService(deps: {
     },
 
     /** A partial, deep merge over the stored config (see mergeActivityConfig); concurrent updates both take effect. */
-    async updateActivityConfig(apiKeyId: string, update: ActivityConfigUpdate): Promise<TActivityServiceConfig> {
+    async updateActivityConfig(apiKeyId: string, update: DataOf<typeof updateActivityConfig>): Promise<TActivityServiceConfig> {
       return repo.update(apiKeyId, 'activity', ACTIVITY_CONFIG_DEFAULT, (stored) => mergeActivityConfig(parseActivityConfig(stored), update));
     },
 
@@ -193,7 +180,7 @@ export function createWorkspaceConfigService(deps: {
       };
     },
 
-    async updatePermissionProviderConfig(apiKeyId: string, update: PermissionProviderUpdate): Promise<TPermissionProviderConfig> {
+    async updatePermissionProviderConfig(apiKeyId: string, update: DataOf<typeof updatePermissionProviderConfig>): Promise<TPermissionProviderConfig> {
       const stored = await repo.get<StoredPermissionProvider>(apiKeyId, 'permissionProvider');
       const next: StoredPermissionProvider = {
         usePermissionProvider: update.usePermissionProvider ?? stored?.usePermissionProvider ?? false,
@@ -238,7 +225,7 @@ export function createWorkspaceConfigService(deps: {
      * then the request merged over, then the result checked. A compare-and-set
      * on the row, so two concurrent partial updates both take effect.
      */
-    async updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate): Promise<TEmailConfig> {
+    async updateEmailConfig(apiKeyId: string, update: DataOf<typeof updateEmailConfig>): Promise<TEmailConfig> {
       const next = await repo.update(apiKeyId, 'email', EMAIL_CONFIG_DEFAULT, (stored) => mergeEmailConfig(parseEmailConfig(stored), update));
       return emailConfigOf(next);
     },
