@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Sealer } from '../../lib/crypto.js';
 import type { Ids } from '../../lib/ids.js';
 import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
+import { pageScope } from '../../lib/page-scope.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { WebhookMessages } from './messages.js';
 import type { EndpointRecord, WebhookEndpointsRepo } from './endpoints-repo.js';
@@ -106,7 +107,7 @@ export function createWebhookEndpoints(deps: {
         return { items: [toEndpoint(await find(apiKeyId, input.endpointId))], pageToken: null };
       }
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-endpoints', apiKeyId]),
+        pageScope('webhook-endpoints', apiKeyId),
         input,
         (after, take) => repo.listEndpoints(apiKeyId, after, take),
         (endpoint) => ({ at: endpoint.createdAt, id: endpoint.id }),

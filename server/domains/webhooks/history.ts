@@ -3,6 +3,7 @@ import type { ZDeliveryStatus } from '../../../contract/webhooks/schemas.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { failedPrecondition, notFound } from '../../lib/app-error.js';
 import type { Clock } from '../../lib/clock.js';
+import { pageScope } from '../../lib/page-scope.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
 import { withApiKey } from './messages.js';
@@ -27,7 +28,7 @@ export function createWebhookHistory(deps: {
     async messages(apiKeyId: string, input: { endpointId: string; status?: DeliveryStatus; pageSize?: number; pageToken?: string }) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-messages', apiKeyId, endpoint.id, input.status ?? null]),
+        pageScope('webhook-messages', apiKeyId, endpoint.id, input.status ?? null),
         input,
         (after, take) => repo.deliveriesOf(endpoint.id, input.status, after, take),
         newestFirst,
@@ -51,7 +52,7 @@ export function createWebhookHistory(deps: {
     async attempts(apiKeyId: string, input: { endpointId: string; messageId?: string; pageSize?: number; pageToken?: string }) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-attempts', apiKeyId, endpoint.id, input.messageId ?? null]),
+        pageScope('webhook-attempts', apiKeyId, endpoint.id, input.messageId ?? null),
         input,
         (after, take) => repo.attemptsOf(endpoint.id, input.messageId, after, take),
         newestFirst,
