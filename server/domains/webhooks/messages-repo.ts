@@ -1,11 +1,16 @@
+import type { TWebhookPayload } from '../../../contract/webhooks/payload.js';
 import type { Db } from '../../db/client.js';
+import { encodeJsonText } from '../../db/json-columns.js';
 
 /**
  * Webhook messages, each written with one pending delivery per matching
  * endpoint; moved with their document, deleted with their document,
  * organization or application (their deliveries and attempts go with them),
  * and pruned once old. Times arrive as Unix milliseconds and are stored as
- * BigInt here.
+ * BigInt here. The body column holds the payload's JSON text, written once:
+ * every try and resend sends those bytes (with the API key put in by
+ * messages.ts withApiKey), and history-repo.ts and delivery-queue-repo.ts
+ * read them as text for that reason.
  */
 
 export interface NewMessage {
@@ -15,15 +20,27 @@ export interface NewMessage {
   eventId: string | null;
   organizationId: string | null;
   documentId: string | null;
-  /** The exact bytes sent (without the API key: see withApiKey). */
-  body: string;
+  /** What every try sends, without the API key (see withApiKey). */
+  payload: TWebhookPayload;
   createdAt: number;
 }
+
+/** A stored payload read back for owned data: only its metadata and data are looked at, and either may be missing from a hand-edited row. */
+export type StoredPayload = Partial<TWebhookPayload>;
+
+/** A message's ID and its payload decoded. */
+export interface MessagePayload {
+  id: string;
+  payload: StoredPayload;
+}
+
+const payloadsFrom = (rows: { id: string; body: string }[]): MessagePayload[] => rows.map((row) => ({ id: row.id, payload: JSON.parse(row.body) as StoredPayload }));
 
 export function createWebhookMessagesRepo(db: Db) {
   return {
     async createMessage(input: NewMessage): Promise<void> {
-      await db.webhookMessage.create({ data: { ...input, createdAt: BigInt(input.createdAt) } });
+      const { payload, ...message } = input;
+      await db.webhookMessage.create({ data: { ...message, body: encodeJsonText(payload), createdAt: BigInt(input.createdAt) } });
     },
 
     /** One pending delivery per endpoint, due at `now`. */
@@ -34,27 +51,42 @@ export function createWebhookMessagesRepo(db: Db) {
       });
     },
 
-    /** A document's messages in ID order after `after` (ID and body), for moving them. */
-    messagesOfDocument: (document: { apiKeyId: string; organizationId: string; documentId: string }, after: string, take: number) =>
-      db.webhookMessage.findMany({
-        where: { ...document, id: { gt: after } },
-        orderBy: { id: 'asc' },
-        take,
-        select: { id: true, body: true },
-      }),
+    /** A document's messages in ID order after `after`, with their payloads, for moving them. */
+    messagesOfDocument: async (document: { apiKeyId: string; organizationId: string; documentId: string }, after: string, take: number): Promise<MessagePayload[]> =>
+      payloadsFrom(
+        await db.webhookMessage.findMany({
+          where: { ...document, id: { gt: after } },
+          orderBy: { id: 'asc' },
+          take,
+          select: { id: true, body: true },
+        }),
+      ),
 
-    async moveMessage(messageId: string, documentId: string, body: string): Promise<void> {
-      await db.webhookMessage.update({ where: { id: messageId }, data: { documentId, body } });
+    /** Moves a message to `documentId` with its payload rewritten (so later tries and resends name the new ID). */
+    async moveMessage(messageId: string, documentId: string, payload: StoredPayload): Promise<void> {
+      await db.webhookMessage.update({ where: { id: messageId }, data: { documentId, body: encodeJsonText(payload) } });
     },
 
-    /** The application's messages in ID order after `after` whose body contains `text` (all when undefined). */
-    messagesContaining: (apiKeyId: string, text: string | undefined, after: string, take: number) =>
-      db.webhookMessage.findMany({
-        where: { apiKeyId, id: { gt: after }, ...(text === undefined ? {} : { body: { contains: text } }) },
-        orderBy: { id: 'asc' },
-        take,
-        select: { id: true, body: true },
-      }),
+    /**
+     * The application's messages in ID order after `after` that may name
+     * `userId`, with their payloads: a text search for the user object's ID
+     * in the stored JSON narrows the candidates, the caller decides on the
+     * payload. An ID whose JSON form has a backslash is not searched for
+     * (LIKE reads backslashes as escapes on PostgreSQL): then every message
+     * of the application is a candidate.
+     */
+    async messagesMaybeNaming(apiKeyId: string, userId: string, after: string, take: number): Promise<MessagePayload[]> {
+      const marker = `"userId":${JSON.stringify(userId)}`;
+      const text = marker.includes('\\') ? undefined : marker;
+      return payloadsFrom(
+        await db.webhookMessage.findMany({
+          where: { apiKeyId, id: { gt: after }, ...(text === undefined ? {} : { body: { contains: text } }) },
+          orderBy: { id: 'asc' },
+          take,
+          select: { id: true, body: true },
+        }),
+      );
+    },
 
     /** Deletes messages with their deliveries and attempts. */
     async deleteMessages(where: { apiKeyId: string; organizationId?: string; documentIds?: readonly string[]; ids?: readonly string[] }): Promise<void> {

@@ -80,7 +80,7 @@ export function createWebhookMessages(deps: {
       eventId: input.eventId,
       organizationId: input.organizationId,
       documentId: input.documentId,
-      body: JSON.stringify(payload),
+      payload,
       createdAt: input.occurredAt,
     });
     return id;
