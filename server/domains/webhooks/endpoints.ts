@@ -12,7 +12,7 @@ import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
 import { pageScope } from '../../lib/page-scope.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { WebhookMessages } from './messages.js';
-import type { EndpointRecord, WebhookEndpointsRepo } from './endpoints-repo.js';
+import type { EndpointRecord, WebhookEndpointsRepo } from './repos/endpoints.js';
 import { newSigningSecret } from './secrets.js';
 import type { WebhookSettings } from './settings.js';
 

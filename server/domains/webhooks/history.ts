@@ -7,7 +7,7 @@ import { pageScope } from '../../lib/page-scope.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
 import { withApiKey } from './messages.js';
-import type { WebhookHistoryRepo } from './history-repo.js';
+import type { WebhookHistoryRepo } from './repos/history.js';
 
 type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 

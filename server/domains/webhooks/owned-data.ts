@@ -1,6 +1,6 @@
 import { namesUser } from '../../platform/events-owned-data.js';
 import type { OwnedData } from '../../platform/owned-data.js';
-import type { WebhookMessagesRepo } from './messages-repo.js';
+import type { WebhookMessagesRepo } from './repos/messages.js';
 
 const BATCH = 500;
 

@@ -1,6 +1,6 @@
-import type { TWebhookPayload } from '../../../contract/webhooks/payload.js';
-import type { Db } from '../../db/client.js';
-import { encodeJsonText } from '../../db/json-columns.js';
+import type { TWebhookPayload } from '../../../../contract/webhooks/payload.js';
+import type { Db } from '../../../db/client.js';
+import { encodeJsonText } from '../../../db/json-columns.js';
 
 /**
  * Webhook messages, each written with one pending delivery per matching
@@ -9,8 +9,8 @@ import { encodeJsonText } from '../../db/json-columns.js';
  * and pruned once old. Times arrive as Unix milliseconds and are stored as
  * BigInt here. The body column holds the payload's JSON text, written once:
  * every try and resend sends those bytes (with the API key put in by
- * messages.ts withApiKey), and history-repo.ts and delivery-queue-repo.ts
- * read them as text for that reason.
+ * ../messages.ts withApiKey), and history.ts and delivery-queue.ts read them
+ * as text for that reason.
  */
 
 export interface NewMessage {
