@@ -1,13 +1,13 @@
 import type { z } from 'zod';
-import type { ZDeliveryStatus } from '../../../contract/webhooks/schemas.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { failedPrecondition, notFound } from '../../lib/app-error.js';
-import type { Clock } from '../../lib/clock.js';
-import { pageScope } from '../../lib/page-scope.js';
-import type { PageTokens } from '../../lib/page-token.js';
+import type { ZDeliveryStatus } from '../../../../contract/webhooks/schemas.js';
+import type { UnitOfWork } from '../../../db/unit-of-work.js';
+import { failedPrecondition, notFound } from '../../../lib/app-error.js';
+import type { Clock } from '../../../lib/clock.js';
+import { pageScope } from '../../../lib/page-scope.js';
+import type { PageTokens } from '../../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
-import { withApiKey } from './messages.js';
-import type { WebhookHistoryRepo } from './repos/history.js';
+import { withApiKey } from '../messages.js';
+import type { WebhookHistoryRepo } from '../repos/history.js';
 
 type DeliveryStatus = z.infer<typeof ZDeliveryStatus>;
 
