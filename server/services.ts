@@ -98,7 +98,7 @@ export function createServices(deps: CoreDeps) {
   const eventLog = { services: {}, ownedData: [eventsOwnedData(db)] } satisfies DomainModule;
   const organizations = organizationsModule(p, { access: access.shared, features: accounts.services.features });
   const users = usersModule(p, { access: access.shared });
-  const permissions = permissionsModule(p, { access: access.shared, workspaceConfig, provider: workspace.shared.provider });
+  const permissions = permissionsModule(p, { access: access.shared, applications: accounts.shared.applicationDigests, workspaceConfig, provider: workspace.shared.provider });
   const comments = commentsModule(p, { access: access.shared });
   // Email is a channel of notifications: the same repo and audience, one durable send job per email.
   const notifications = notificationsModule(p, { access: access.shared, features: accounts.services.features, workspaceConfig });

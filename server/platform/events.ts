@@ -41,6 +41,8 @@ export interface EventBus {
   project(types: readonly EventType[] | '*', name: string, projection: Projection): void;
   /** Runs after each committed publish (outside the transaction): wake a dispatcher, push to sockets. */
   afterCommit(listener: (event: DomainEvent) => void | Promise<void>): void;
+  /** The application's event read back from the outbox; null once it is gone (pruned, or deleted with its document or a user it names). */
+  find(apiKeyId: string, id: string): Promise<DomainEvent | null>;
 }
 
 export function createEventBus(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clock }): EventBus {
@@ -92,6 +94,11 @@ export function createEventBus(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock:
 
     afterCommit(listener) {
       listeners.push(listener);
+    },
+
+    async find(apiKeyId, id) {
+      const row = await deps.db.domainEvent.findFirst({ where: { apiKeyId, id } });
+      return row === null ? null : eventFromRow(row);
     },
   };
 }

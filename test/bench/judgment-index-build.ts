@@ -8,8 +8,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_TERMS_PER_JUDGMENT, POSTINGS_BUDGET } from '../../contract/memory/add-judgment.js';
 import { JudgmentIndexBuilder, type SearchableJudgment } from '../../server/domains/memory/search-index.js';
-import { tagsOf } from '../../server/domains/memory/shapes.js';
-import { benchJudgmentRows } from './judgments-data.js';
+import { searchableOf } from '../../server/domains/memory/shapes.js';
+import { benchJudgments } from './judgments-data.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
@@ -35,10 +35,8 @@ function* pages(kind: string): Generator<SearchableJudgment[]> {
     }
     return;
   }
-  const rows = benchJudgmentRows('bench');
-  for (let from = 0; from < rows.length; from += 1000) {
-    yield rows.slice(from, from + 1000).map((row) => ({ ...row, decision: row.decision as 'approve', tags: tagsOf(row.tags), decidedAt: Number(row.decidedAt) }));
-  }
+  const judgments = benchJudgments('bench');
+  for (let from = 0; from < judgments.length; from += 1000) yield judgments.slice(from, from + 1000).map(searchableOf);
 }
 
 async function main() {

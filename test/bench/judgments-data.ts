@@ -2,8 +2,8 @@
  * The benchmark's judgments and queries (see memory.ts): a deterministic mix
  * of subjects, reasons, tags, reviewers, scopes and times over three years.
  */
-import { type JudgmentRow } from '../../server/domains/memory/repo.js';
-import { judgmentRow } from '../../server/domains/memory/shapes.js';
+import type { JudgmentRecord } from '../../server/domains/memory/repo.js';
+import { judgmentRecord } from '../../server/domains/memory/shapes.js';
 
 export const JUDGMENTS = 50_000;
 const DAY = 86_400_000;
@@ -63,10 +63,10 @@ const TAGS = [
 ];
 
 /** The judgments of the benchmark workspace, as Add Judgment would store them. */
-export function benchJudgmentRows(apiKeyId: string, count = JUDGMENTS): JudgmentRow[] {
+export function benchJudgments(apiKeyId: string, count = JUDGMENTS): JudgmentRecord[] {
   const next = random(0x5eed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
-  const rows: JudgmentRow[] = [];
+  const judgments: JudgmentRecord[] = [];
   for (let i = 0; i < count; i++) {
     const action = pick(ACTIONS);
     const object = pick(OBJECTS);
@@ -80,8 +80,8 @@ export function benchJudgmentRows(apiKeyId: string, count = JUDGMENTS): Judgment
     const scoped = next() < 0.8;
     const documentId = scoped && next() < 0.6 ? `bench-doc-${org}-${Math.floor(next() * 40)}` : undefined;
     const decidedAt = SEED_END - Math.floor(next() * 3 * 365 * DAY);
-    rows.push(
-      judgmentRow(
+    judgments.push(
+      judgmentRecord(
         apiKeyId,
         `jdg_bench${String(i).padStart(6, '0')}`,
         {
@@ -98,7 +98,7 @@ export function benchJudgmentRows(apiKeyId: string, count = JUDGMENTS): Judgment
       ),
     );
   }
-  return rows;
+  return judgments;
 }
 
 /** Requests autocannon cycles through: different wordings and scopes. */

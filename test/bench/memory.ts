@@ -1,14 +1,15 @@
 /**
  * Suggest Decision over 50,000 judgments in one workspace (see README.md):
  * judgments with a varied vocabulary seeded in bulk with the rows Add
- * Judgment writes (server/domains/memory/shapes.ts) and the revision it
+ * Judgment writes (server/domains/memory/shapes.ts, stored as its repo
+ * stores them) and the revision it
  * bumps; then autocannon on Suggest Decision with varied queries and scopes,
  * and a measured rebuild of the search index after a change.
  */
 import { readFileSync } from 'node:fs';
 import { openDatabase } from '../../server/db/client.js';
-import { createJudgmentsRepo } from '../../server/domains/memory/repo.js';
-import { benchJudgmentRows, benchQueries, JUDGMENTS } from './judgments-data.js';
+import { createJudgmentsRepo, judgmentRowOf } from '../../server/domains/memory/repo.js';
+import { benchJudgments, benchQueries, JUDGMENTS } from './judgments-data.js';
 import { serviceHeaders, type BenchContext, type Scenario } from './scenarios.js';
 
 let seeded: Promise<void> | undefined;
@@ -19,9 +20,9 @@ async function seedJudgments(ctx: BenchContext): Promise<void> {
   const database = await openDatabase(ctx.databaseUrl);
   try {
     const repo = createJudgmentsRepo(database.db);
-    const rows = benchJudgmentRows(apiKeyId);
-    for (let from = 0; from < rows.length; from += 2_000) await database.db.judgment.createMany({ data: rows.slice(from, from + 2_000) });
-    await repo.bump(apiKeyId, rows.length, rows.reduce((sum, row) => sum + row.postings, 0));
+    const judgments = benchJudgments(apiKeyId);
+    for (let from = 0; from < judgments.length; from += 2_000) await database.db.judgment.createMany({ data: judgments.slice(from, from + 2_000).map(judgmentRowOf) });
+    await repo.bump(apiKeyId, judgments.length, judgments.reduce((sum, judgment) => sum + judgment.postings, 0));
     if (database.provider === 'postgresql') await database.db.$executeRawUnsafe('ANALYZE "Judgment"');
     else await database.db.$executeRawUnsafe('ANALYZE');
   } finally {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createJudgmentIndexCache } from '../../server/domains/memory/index-cache.js';
-import type { JudgmentsRepo, SearchableRow } from '../../server/domains/memory/repo.js';
+import type { JudgmentsRepo, SearchableRecord } from '../../server/domains/memory/repo.js';
 import type { JudgmentIndex } from '../../server/domains/memory/search-index.js';
 
 function fakeRepo(options: { advancing: boolean }) {
@@ -16,7 +16,7 @@ function fakeRepo(options: { advancing: boolean }) {
       if (options.advancing || state.revision === 0) state.revision += 1;
       return { revision: state.revision, size: 1, postings: 1 };
     },
-    async scan(apiKeyId: string): Promise<SearchableRow[]> {
+    async scan(apiKeyId: string): Promise<SearchableRecord[]> {
       // The judgment's ID is the revision when its rows were read: what the index holds.
       const seen = state.revision;
       state.builds += 1;
@@ -29,7 +29,7 @@ function fakeRepo(options: { advancing: boolean }) {
       state.active -= 1;
       state.activePerApp.set(apiKeyId, mine - 1);
       const id = String(seen).padStart(8, '0');
-      return [{ id, subject: 'marker', decision: 'approve', reason: 'r', reviewerId: 'u', organizationId: null, documentId: null, tags: '[]', decidedAt: 0n }];
+      return [{ id, subject: 'marker', decision: 'approve', reason: 'r', reviewerId: 'u', organizationId: null, documentId: null, tags: [], decidedAt: 0n }];
     },
   };
   return { state, repo: repo as unknown as JudgmentsRepo };

@@ -21,7 +21,7 @@ export function accessModule(p: Platform) {
       ensureHeldDocument: createEnsureHeldDocument(repos),
       checks: createAccessChecks({ ...repos, now: p.clock.now }),
     },
-    ownedData: [accessOwnedData(p.db, p.clock)],
+    ownedData: [accessOwnedData(repos)],
   } satisfies DomainModule;
 }
 

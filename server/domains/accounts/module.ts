@@ -11,7 +11,11 @@ export function accountsModule(p: Platform) {
   const accounts = createAccountsService({ repo, uow: p.uow, sealer: p.sealer, clock: p.clock, unverifiedKeyGraceDays: p.config.unverifiedKeyGraceDays });
   return {
     services: { accounts, features },
-    // Ask AI opens the calling application's sealed provider key (set with the CLI's `ai-key set`).
-    shared: { sealedAiKeyOf: (apiKeyId: string, provider: string) => repo.sealedAiKeyOf(apiKeyId, provider) },
+    shared: {
+      // Ask AI opens the calling application's sealed provider key (set with the CLI's `ai-key set`).
+      sealedAiKeyOf: (apiKeyId: string, provider: string) => repo.sealedAiKeyOf(apiKeyId, provider),
+      // The signing keys: a user token's audience is its application's API key digest.
+      applicationDigests: { keyDigestOf: repo.keyDigestOf, apiKeyIdOfDigest: repo.apiKeyIdOfDigest },
+    },
   } satisfies DomainModule;
 }

@@ -62,6 +62,18 @@ export function createAccountsRepo(db: Db) {
       return db.apiKey.updateMany({ where: { id, keySealed: null }, data: { keySealed } });
     },
 
+    /** The digest of an application's API key (the audience of its user tokens), or null for no such application. */
+    async keyDigestOf(id: string): Promise<string | null> {
+      const row = await db.apiKey.findUnique({ where: { id }, select: { keyDigest: true } });
+      return row?.keyDigest ?? null;
+    },
+
+    /** The application whose API key has this digest, or null. */
+    async apiKeyIdOfDigest(keyDigest: string): Promise<string | null> {
+      const row = await db.apiKey.findUnique({ where: { keyDigest }, select: { id: true } });
+      return row?.id ?? null;
+    },
+
     async sealedKeyOf(id: string): Promise<string | null> {
       const row = await db.apiKey.findUnique({ where: { id }, select: { keySealed: true } });
       return row?.keySealed ?? null;

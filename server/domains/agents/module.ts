@@ -1,9 +1,9 @@
 import type { DomainModule, Platform } from '../../platform/module.js';
-import { createAgentGroups } from './groups.js';
+import { createAgentGroups } from './services/groups.js';
 import type { AgentLimits } from './limits.js';
 import { createAgentsRepo } from './repo.js';
 import { createAgentSecrets } from './secrets.js';
-import { createAgentsService } from './service.js';
+import { createAgentsService } from './services/agents.js';
 
 /** Agents: built-in agents from the catalog in code, custom agents with versioned configurations (secrets sealed), and groups. Nothing here runs an agent. */
 export function agentsModule(p: Platform, deps: { limits?: AgentLimits | undefined }) {

@@ -2,8 +2,8 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract/index.js';
 import { applicationOf } from '../../http/context.js';
 import { ok, paged } from '../../http/respond.js';
-import type { AgentGroups } from './groups.js';
-import type { AgentsService } from './service.js';
+import type { AgentGroups } from './services/groups.js';
+import type { AgentsService } from './services/agents.js';
 
 export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups }) {
   const { agents, groups } = deps;

@@ -1,5 +1,5 @@
 import type { EmailConfig } from '../../config.js';
-import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../platform/events.js';
 import type { Jobs } from '../../platform/jobs.js';
 import type { Audience } from '../notifications/audience.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
@@ -16,7 +16,7 @@ import { createSmtpSender } from './smtp.js';
  * projection to the composition root after its inbox projection.
  */
 export function emailChannel(deps: {
-  db: Db;
+  events: Pick<EventBus, 'find'>;
   jobs: Jobs;
   audience: Audience;
   settings: Pick<WorkspaceConfigService, 'emailTriggers' | 'emailSender'>;
@@ -25,6 +25,6 @@ export function emailChannel(deps: {
   const { audience } = deps;
   const smtp = createSmtpSender({ url: deps.options.smtpUrl, defaultFrom: deps.options.from });
   const provider = createProviderSender({ baseUrl: deps.options.providerBaseUrl });
-  const sendEmail = defineSendEmail({ db: deps.db, jobs: deps.jobs, settings: deps.settings, audience, smtp, provider });
+  const sendEmail = defineSendEmail({ events: deps.events, jobs: deps.jobs, settings: deps.settings, audience, smtp, provider });
   return { sendEmail, projection: emailProjection({ jobs: deps.jobs, sendEmail, settings: deps.settings, audience }) };
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
-import { eventFromRow, type DomainEvent } from '../../platform/events.js';
+import type { DomainEvent, EventBus } from '../../platform/events.js';
 import type { JobDef, Jobs } from '../../platform/jobs.js';
 import type { Audience } from '../notifications/audience.js';
 import type { NotifyingEvent } from '../notifications/projection.js';
@@ -31,18 +30,17 @@ export const emailRetryIn = (attempt: number) => Math.min(30_000 * 2 ** (attempt
  * again.
  */
 export function defineSendEmail(deps: {
-  db: Db;
+  events: Pick<EventBus, 'find'>;
   jobs: Jobs;
   settings: Pick<WorkspaceConfigService, 'emailSender'>;
   audience: Pick<Audience, 'usersOf'>;
   smtp: SmtpSender;
   provider: ProviderSender;
 }): JobDef<SendEmailPayload> {
-  const { db, settings, audience, smtp, provider } = deps;
+  const { events, settings, audience, smtp, provider } = deps;
 
   async function eventOf(apiKeyId: string, eventId: string): Promise<DomainEvent<NotifyingEvent> | null> {
-    const row = await db.domainEvent.findFirst({ where: { apiKeyId, id: eventId } });
-    return row === null ? null : (eventFromRow(row) as DomainEvent<NotifyingEvent>);
+    return (await events.find(apiKeyId, eventId)) as DomainEvent<NotifyingEvent> | null;
   }
 
   return deps.jobs.define<SendEmailPayload>({

@@ -1,8 +1,9 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import { encodeJsonText } from '../../db/json-columns.js';
 import { afterMs, type Cursor } from '../../db/keyset.js';
 
-/** A judgment row as stored (see prisma/models.prisma). */
-export interface JudgmentRow {
+/** A judgment (see prisma/models.prisma), its tags decoded. */
+export interface JudgmentRecord {
   apiKeyId: string;
   id: string;
   subject: string;
@@ -11,16 +12,34 @@ export interface JudgmentRow {
   reviewerId: string;
   organizationId: string | null;
   documentId: string | null;
-  /** JSON array of strings. */
-  tags: string;
+  tags: string[];
   decidedAt: bigint;
   createdAt: bigint;
   /** Its distinct searchable words (search-index.ts postingsOf): what it counts against the postings budget. */
   postings: number;
 }
 
-/** What the search index needs of a row (everything but the bookkeeping). */
-export type SearchableRow = Omit<JudgmentRow, 'apiKeyId' | 'createdAt' | 'postings'>;
+/** What the search index needs of a judgment (everything but the bookkeeping). */
+export type SearchableRecord = Omit<JudgmentRecord, 'apiKeyId' | 'createdAt' | 'postings'>;
+
+/** The row as stored: the tags are a JSON array of strings in a TEXT column. */
+export type JudgmentRow = Omit<JudgmentRecord, 'tags'> & { tags: string };
+
+/** The row a judgment is stored as: what insert writes, and what a bulk load (the benchmark) writes straight. */
+export const judgmentRowOf = (record: JudgmentRecord): JudgmentRow => ({ ...record, tags: encodeJsonText(record.tags) });
+
+/** Tags as stored; anything but an array of strings (a hand edit) reads as none. */
+function tagsFrom(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A row read back, its tags decoded (a new array per row: a response may own it). */
+const judgmentFrom = <R extends { tags: string }>(row: R): Omit<R, 'tags'> & { tags: string[] } => ({ ...row, tags: tagsFrom(row.tags) });
 
 export interface JudgmentFilters {
   organizationId?: string;
@@ -76,12 +95,14 @@ export function createJudgmentsRepo(db: Db) {
   }
 
   const repo = {
-    insert: (row: JudgmentRow) => db.judgment.create({ data: row }),
+    insert: async (record: JudgmentRecord): Promise<void> => {
+      await db.judgment.create({ data: judgmentRowOf(record) });
+    },
 
     exists: async (apiKeyId: string, id: string) => (await db.judgment.count({ where: { apiKeyId, id } })) > 0,
 
-    list: (apiKeyId: string, filters: JudgmentFilters, after: Cursor | undefined, take: number) =>
-      db.judgment.findMany({
+    list: async (apiKeyId: string, filters: JudgmentFilters, after: Cursor | undefined, take: number): Promise<JudgmentRecord[]> =>
+      (await db.judgment.findMany({
         where: {
           apiKeyId,
           ...(filters.organizationId !== undefined ? { organizationId: filters.organizationId } : {}),
@@ -92,15 +113,15 @@ export function createJudgmentsRepo(db: Db) {
         },
         orderBy: newestFirst,
         take,
-      }),
+      })).map(judgmentFrom),
 
     /**
      * A reviewer's judgments for Get All User Data of one organization: those
      * of the organization and those recorded for the whole workspace (no
      * organization), which no organization's export would show otherwise.
      */
-    listByReviewer: (apiKeyId: string, organizationId: string, reviewerId: string, after: Cursor | undefined, take: number) =>
-      db.judgment.findMany({
+    listByReviewer: async (apiKeyId: string, organizationId: string, reviewerId: string, after: Cursor | undefined, take: number): Promise<JudgmentRecord[]> =>
+      (await db.judgment.findMany({
         where: {
           apiKeyId,
           reviewerId,
@@ -108,7 +129,7 @@ export function createJudgmentsRepo(db: Db) {
         },
         orderBy: oldestFirst,
         take,
-      }),
+      })).map(judgmentFrom),
 
     /**
      * Deletes those of `ids` the application has; returns the IDs deleted and
@@ -118,13 +139,13 @@ export function createJudgmentsRepo(db: Db) {
     deleteMany: (apiKeyId: string, ids: readonly string[]): Promise<Deleted> =>
       deleteWhere(apiKeyId, { sql: '"id" = ANY($2::text[])', params: [[...ids]], where: { id: { in: [...ids] } } }),
     /** Up to `take` rows after `afterId` in ID order: the search index is built from these pages. */
-    scan: (apiKeyId: string, afterId: string | undefined, take: number): Promise<SearchableRow[]> =>
-      db.judgment.findMany({
+    scan: async (apiKeyId: string, afterId: string | undefined, take: number): Promise<SearchableRecord[]> =>
+      (await db.judgment.findMany({
         where: { apiKeyId, ...(afterId !== undefined ? { id: { gt: afterId } } : {}) },
         orderBy: { id: 'asc' },
         take,
         select: { id: true, subject: true, decision: true, reason: true, reviewerId: true, organizationId: true, documentId: true, tags: true, decidedAt: true },
-      }),
+      })).map(judgmentFrom),
 
     revision: (apiKeyId: string): Promise<JudgmentRevision | null> =>
       db.judgmentRevision.findUnique({ where: { apiKeyId }, select: { revision: true, size: true, postings: true } }),

@@ -14,12 +14,12 @@ import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import type { JudgmentIndexCache } from './index-cache.js';
 import { pageScope } from '../../lib/page-scope.js';
-import type { JudgmentFilters, JudgmentRow, JudgmentsRepo } from './repo.js';
-import { judgmentRow, toJudgment } from './shapes.js';
+import type { JudgmentFilters, JudgmentRecord, JudgmentsRepo } from './repo.js';
+import { judgmentRecord, toJudgment } from './shapes.js';
 import { suggestFromHits, type SuggestResult } from './suggest.js';
 import type { Caller } from '../../platform/caller.js';
 
-const byDecision = (row: JudgmentRow) => cursorAt(row.decidedAt, row.id);
+const byDecision = (record: JudgmentRecord) => cursorAt(record.decidedAt, record.id);
 
 export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: JudgmentIndexCache; uow: UnitOfWork; pageTokens: PageTokens; ids: Ids; clock: Clock }) {
   const { repo, indexes, uow, pageTokens, clock } = deps;
@@ -30,28 +30,28 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
       const decidedAt = input.decidedAt ?? now;
       if (decidedAt > now + DECIDED_AT_FUTURE_SLACK_MS) throw invalidArgument('data.decidedAt: must not be more than a minute in the future');
       const taken = () => alreadyExists(`judgment ${input.judgmentId} already exists`);
-      const row = judgmentRow(app.apiKeyId, input.judgmentId ?? deps.ids.next('jdg'), { ...input, decidedAt }, now);
+      const judgment = judgmentRecord(app.apiKeyId, input.judgmentId ?? deps.ids.next('jdg'), { ...input, decidedAt }, now);
       try {
         await uow.run(async () => {
           if (input.judgmentId !== undefined && (await repo.exists(app.apiKeyId, input.judgmentId))) throw taken();
-          const { size, postings } = await repo.bump(app.apiKeyId, 1, row.postings);
+          const { size, postings } = await repo.bump(app.apiKeyId, 1, judgment.postings);
           if (size > MAX_JUDGMENTS_PER_APPLICATION) {
             throw new AppError('RESOURCE_EXHAUSTED', `the application holds ${MAX_JUDGMENTS_PER_APPLICATION} judgments, the most it may: delete some first`);
           }
           if (postings > POSTINGS_BUDGET) {
             throw new AppError(
               'RESOURCE_EXHAUSTED',
-              `this judgment's ${row.postings} distinct words would take the application's judgments past ${POSTINGS_BUDGET} searchable words, the most Suggest Decision indexes: delete some judgments first`,
+              `this judgment's ${judgment.postings} distinct words would take the application's judgments past ${POSTINGS_BUDGET} searchable words, the most Suggest Decision indexes: delete some judgments first`,
             );
           }
-          await repo.insert(row);
+          await repo.insert(judgment);
         });
       } catch (error) {
         // Two adds of one judgmentId at once: the second loses at the primary key.
         if (isUniqueViolation(error)) throw taken();
         throw error;
       }
-      return toJudgment(row);
+      return toJudgment(judgment);
     },
 
     async getJudgments(app: Caller, input: DataOf<typeof getJudgments>) {

@@ -20,7 +20,7 @@ export function notificationsModule(p: Platform, deps: { access: Access; feature
   const { repos, find, checks } = deps.access;
   const repo = createNotificationsRepo(p.db);
   const audience = createAudience({ repo, users: repos.users, checks });
-  const email = emailChannel({ db: p.db, jobs: p.jobs, audience, settings: deps.workspaceConfig, options: p.config.email });
+  const email = emailChannel({ events: p.events, jobs: p.jobs, audience, settings: deps.workspaceConfig, options: p.config.email });
   const notifications = createNotificationsService({
     repo,
     organizations: repos.organizations,

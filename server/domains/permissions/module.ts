@@ -4,11 +4,15 @@ import type { Access } from '../access/module.js';
 import type { PermissionProviderClient } from '../permission-provider/client.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import { createPermissionsService } from './service.js';
-import { createSigningKeys, type SigningKeys } from './signing-keys.js';
+import { createSigningKeysRepo } from './repo.js';
+import { createSigningKeys, type ApplicationDigests, type SigningKeys } from './signing-keys.js';
 
 /** Get Permissions and Generate Token, with the signing keys that sign (and the real-time layer verifies) user tokens. */
-export function permissionsModule(p: Platform, deps: { access: Access; workspaceConfig: WorkspaceConfigService; provider: PermissionProviderClient }) {
-  const signingKeys: SigningKeys = createSigningKeys({ db: p.db, uow: p.uow, sealer: p.sealer, clock: p.clock });
+export function permissionsModule(
+  p: Platform,
+  deps: { access: Access; applications: ApplicationDigests; workspaceConfig: WorkspaceConfigService; provider: PermissionProviderClient },
+) {
+  const signingKeys: SigningKeys = createSigningKeys({ repo: createSigningKeysRepo(p.db), applications: deps.applications, uow: p.uow, sealer: p.sealer, clock: p.clock });
   const permissions = createPermissionsService({
     ...deps.access.repos,
     find: deps.access.find,

@@ -1,10 +1,10 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, SignJWT, type JWK } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { USER_TOKEN_ALGORITHM as ALG, USER_TOKEN_ISSUER as ISSUER, type UserTokenBody, type UserTokenClaims } from '../../../contract/permissions/user-token.js';
-import type { Db } from '../../db/client.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { digest, type Sealer } from '../../lib/crypto.js';
+import type { SigningKeysRepo } from './repo.js';
 
 /** User tokens live 48 hours (the specification's JWT lifetime). */
 export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
@@ -35,42 +35,52 @@ export interface ExpectedApplication {
 
 export type { UserTokenBody, UserTokenClaims };
 
+/** What the signing keys read of the applications (the accounts domain's): the audience is the API key's digest. */
+export interface ApplicationDigests {
+  keyDigestOf(apiKeyId: string): Promise<string | null>;
+  apiKeyIdOfDigest(keyDigest: string): Promise<string | null>;
+}
+
 /**
  * ES256 signing keys, one active per application, generated on first use and
  * stored with the private half sealed. Rotation retires the active key; a
  * retired key stays published (and accepted) until every token it signed has
  * expired.
  */
-export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Sealer; clock: Clock }) {
-  const { db, sealer, clock } = deps;
+export function createSigningKeys(deps: { repo: SigningKeysRepo; applications: ApplicationDigests; uow: UnitOfWork; sealer: Sealer; clock: Clock }) {
+  const { repo, applications, sealer, clock } = deps;
   const active = new Map<string, { kid: string; key: KeyLike; audience: string; loadedAt: number }>();
 
-  /** A new key pair and its row; generated before any transaction, which only writes it. */
+  /**
+   * A new key pair and what is stored of it; generated before any
+   * transaction, which only writes it. The private half is sealed as the
+   * JSON text of its JWK: the repo only ever sees the sealed text.
+   */
   async function newKey(apiKeyId: string) {
     const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
     const kid = `${apiKeyId}.${randomBytes(6).toString('hex')}`;
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-    const row = { kid, apiKeyId, publicJwk: JSON.stringify(publicJwk), privateJwkSealed: sealer.seal(JSON.stringify(await exportJWK(privateKey))) };
-    return { kid, key: privateKey, row };
+    const stored = { kid, apiKeyId, publicJwk, privateJwkSealed: sealer.seal(JSON.stringify(await exportJWK(privateKey))) };
+    return { kid, key: privateKey, stored };
   }
 
   async function createKey(apiKeyId: string) {
-    const { kid, key, row } = await newKey(apiKeyId);
-    await db.signingKey.create({ data: { ...row, createdAt: BigInt(clock.nowMs()) } });
+    const { kid, key, stored } = await newKey(apiKeyId);
+    await repo.insert(stored, clock.nowMs());
     return { kid, key };
   }
 
   async function activeKey(apiKeyId: string) {
     const cached = active.get(apiKeyId);
     if (cached && clock.nowMs() - cached.loadedAt < ACTIVE_KEY_CACHE_MS) return cached;
-    const app = await db.apiKey.findUnique({ where: { id: apiKeyId }, select: { keyDigest: true } });
-    if (!app) throw new Error(`no application ${apiKeyId}`);
-    const row = await db.signingKey.findFirst({ where: { apiKeyId, retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+    const keyDigest = await applications.keyDigestOf(apiKeyId);
+    if (keyDigest === null) throw new Error(`no application ${apiKeyId}`);
+    const row = await repo.active(apiKeyId);
     const loaded = row
       ? { kid: row.kid, key: (await importJWK(JSON.parse(sealer.open(row.privateJwkSealed)) as JWK, ALG)) as KeyLike }
       : await createKey(apiKeyId);
     // The stored digest is applicationAudience(apiKey): the raw key is never at hand here.
-    const entry = { ...loaded, audience: app.keyDigest, loadedAt: clock.nowMs() };
+    const entry = { ...loaded, audience: keyDigest, loadedAt: clock.nowMs() };
     active.set(apiKeyId, entry);
     return entry;
   }
@@ -78,11 +88,11 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
   /** The application's internal ID for an audience, or null when no application has it. */
   async function applicationOf(audience: string): Promise<string | null> {
     if (!AUDIENCE.test(audience)) return null;
-    const app = await db.apiKey.findUnique({ where: { keyDigest: audience }, select: { id: true } });
-    return app?.id ?? null;
+    return applications.apiKeyIdOfDigest(audience);
   }
 
-  const stillPublished = () => ({ OR: [{ retiredAt: null }, { retiredAt: { gt: BigInt(clock.nowMs() - USER_TOKEN_TTL_SECONDS * 1000) } }] });
+  /** Keys retired after this (Unix ms) are still published: a token they signed may not have expired yet. */
+  const publishedSince = () => clock.nowMs() - USER_TOKEN_TTL_SECONDS * 1000;
 
   return {
     async sign(apiKeyId: string, claims: UserTokenBody, subject: string): Promise<string> {
@@ -99,12 +109,12 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
     },
 
     async rotate(apiKeyId: string): Promise<{ kid: string }> {
-      const { kid, row } = await newKey(apiKeyId);
+      const { kid, stored } = await newKey(apiKeyId);
       // Retire and replace together: a failure must not leave the application without an active key.
       await deps.uow.run(async () => {
-        const at = BigInt(clock.nowMs());
-        await db.signingKey.updateMany({ where: { apiKeyId, retiredAt: null }, data: { retiredAt: at } });
-        await db.signingKey.create({ data: { ...row, createdAt: at } });
+        const at = clock.nowMs();
+        await repo.retireActive(apiKeyId, at);
+        await repo.insert(stored, at);
       });
       active.delete(apiKeyId);
       return { kid };
@@ -115,8 +125,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
      * using it must also require its audience, or it accepts any application's tokens.
      */
     async jwks(): Promise<{ keys: JWK[] }> {
-      const rows = await db.signingKey.findMany({ where: stillPublished(), orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }], select: { publicJwk: true } });
-      return { keys: rows.map((r) => JSON.parse(r.publicJwk) as JWK) };
+      return { keys: await repo.publishedKeys(publishedSince()) };
     },
 
     /**
@@ -126,12 +135,7 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
     async jwksFor(audience: string): Promise<{ keys: JWK[] } | null> {
       const apiKeyId = await applicationOf(audience);
       if (apiKeyId === null) return null;
-      const rows = await db.signingKey.findMany({
-        where: { apiKeyId, ...stillPublished() },
-        orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }],
-        select: { publicJwk: true },
-      });
-      return { keys: rows.map((r) => JSON.parse(r.publicJwk) as JWK) };
+      return { keys: await repo.publishedKeys(publishedSince(), apiKeyId) };
     },
 
     /**
@@ -145,9 +149,9 @@ export function createSigningKeys(deps: { db: Db; uow: UnitOfWork; sealer: Seale
       if (apiKeyId === null) throw new Error('no application has this audience');
       const { kid } = decodeProtectedHeader(token);
       if (typeof kid !== 'string') throw new Error('user token has no key ID');
-      const row = await db.signingKey.findFirst({ where: { kid, apiKeyId, ...stillPublished() } });
-      if (!row) throw new Error("user token is not signed by a published key of this application");
-      const publicKey = await importJWK(JSON.parse(row.publicJwk) as JWK, ALG);
+      const jwk = await repo.publishedKey(apiKeyId, kid, publishedSince());
+      if (!jwk) throw new Error("user token is not signed by a published key of this application");
+      const publicKey = await importJWK(jwk, ALG);
       // Signed by this application's key, so the payload is what sign() wrote.
       const { payload } = await jwtVerify<UserTokenClaims>(token, publicKey, {
         algorithms: [ALG],

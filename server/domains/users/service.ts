@@ -17,14 +17,14 @@ import type { FoldersRepo } from '../access/repos/folders.js';
 import type { GrantsRepo, ResourceType } from '../access/repos/grants.js';
 import type { GroupsRepo } from '../access/repos/groups.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
-import type { UserRecord, UsersRepo } from '../access/repos/users.js';
-import { mergeUser, profileFields, type UserRow } from './profile.js';
+import { profileOf, type UserRecord, type UsersRepo } from '../access/repos/users.js';
+import { mergeUser, type UserRow } from './profile.js';
 import type { Caller } from '../../platform/caller.js';
 
 type Level = { type: ResourceType; id: string; label: string };
 
 function toUserRecord(user: UserRow | undefined, userId: string, grant: { accessRole: string; expiresAt: number | null }) {
-  const profile = user ? profileFields(user.profile) : {};
+  const profile = user ? profileOf(user.profile) : {};
   return {
     userId,
     name: user?.name ?? '',

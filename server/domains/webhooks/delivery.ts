@@ -9,7 +9,7 @@ import type { EventBus } from '../../platform/events.js';
 import type { WebhookMetrics, WebhookOutcome } from '../../platform/metrics.js';
 import { withApiKey } from './messages.js';
 import type { PostSigned } from './post-signed.js';
-import type { DeliveryQueueRepo, DeliveryTarget, LeasedDelivery } from './delivery-queue-repo.js';
+import type { DeliveryQueueRepo, DeliveryTarget, LeasedDelivery } from './repos/delivery-queue.js';
 
 /** Delays after the 1st…7th failed try (the first try is immediate); the 8th failure exhausts the delivery. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;

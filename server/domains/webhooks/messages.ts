@@ -3,8 +3,8 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Ids } from '../../lib/ids.js';
 import type { DomainEvent, Projection } from '../../platform/events.js';
-import type { EndpointFilter, WebhookEndpointsRepo } from './endpoints-repo.js';
-import type { WebhookMessagesRepo } from './messages-repo.js';
+import type { EndpointFilter, WebhookEndpointsRepo } from './repos/endpoints.js';
+import type { WebhookMessagesRepo } from './repos/messages.js';
 import type { WebhookSettings } from './settings.js';
 
 const KEYLESS_METADATA = '"metadata":{"apiKey":""';
@@ -80,7 +80,7 @@ export function createWebhookMessages(deps: {
       eventId: input.eventId,
       organizationId: input.organizationId,
       documentId: input.documentId,
-      body: JSON.stringify(payload),
+      payload,
       createdAt: input.occurredAt,
     });
     return id;

@@ -1,6 +1,6 @@
 import { namesUser } from '../../platform/events-owned-data.js';
 import type { OwnedData } from '../../platform/owned-data.js';
-import type { WebhookMessagesRepo } from './messages-repo.js';
+import type { WebhookMessagesRepo } from './repos/messages.js';
 
 const BATCH = 500;
 
@@ -19,10 +19,9 @@ export function webhooksOwnedData(repo: WebhookMessagesRepo): OwnedData {
       const document = { apiKeyId: from.apiKeyId, organizationId: from.organizationId, documentId: from.documentId };
       for (let after = ''; ; ) {
         const rows = await repo.messagesOfDocument(document, after, BATCH);
-        for (const row of rows) {
-          const body = JSON.parse(row.body) as { metadata?: { documentId?: string } };
-          if (body.metadata) body.metadata.documentId = to;
-          await repo.moveMessage(row.id, to, JSON.stringify(body));
+        for (const { id, payload } of rows) {
+          if (payload.metadata) payload.metadata.documentId = to;
+          await repo.moveMessage(id, to, payload);
         }
         if (rows.length < BATCH) break;
         after = rows[rows.length - 1]!.id;
@@ -35,12 +34,10 @@ export function webhooksOwnedData(repo: WebhookMessagesRepo): OwnedData {
       await repo.deleteMessages({ apiKeyId, organizationId });
     },
     async eraseUser({ apiKeyId, userId }) {
-      // As for the outbox: a text search narrows the candidates, the parsed body decides.
-      const marker = `"userId":${JSON.stringify(userId)}`;
-      const candidates = marker.includes('\\') ? undefined : marker;
+      // As for the outbox: a text search narrows the candidates, the payload decides.
       for (let after = ''; ; ) {
-        const rows = await repo.messagesContaining(apiKeyId, candidates, after, BATCH);
-        const naming = rows.filter((row) => namesUser((JSON.parse(row.body) as { data?: unknown }).data, userId)).map((row) => row.id);
+        const rows = await repo.messagesMaybeNaming(apiKeyId, userId, after, BATCH);
+        const naming = rows.filter((row) => namesUser(row.payload.data, userId)).map((row) => row.id);
         if (naming.length > 0) await repo.deleteMessages({ apiKeyId, ids: naming });
         if (rows.length < BATCH) break;
         after = rows[rows.length - 1]!.id;

@@ -5,7 +5,7 @@ import type { WebhookConfig } from '../../config.js';
 import type { Clock } from '../../lib/clock.js';
 import type { WebhookMetrics } from '../../platform/metrics.js';
 import type { Claimed, Delivery, Work } from './delivery.js';
-import type { DeliveryQueueRepo } from './delivery-queue-repo.js';
+import type { DeliveryQueueRepo } from './repos/delivery-queue.js';
 
 /** Claim candidates looked at per free slot (other processes may take some). */
 const CANDIDATES_PER_SLOT = 2;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
-import type { WebhookMessagesRepo } from './messages-repo.js';
+import type { WebhookMessagesRepo } from './repos/messages.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 /** Messages deleted per statement: a short write each, so other requests are not held up on SQLite. */

@@ -2,8 +2,8 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract/index.js';
 import { applicationOf } from '../../http/context.js';
 import { ok, paged } from '../../http/respond.js';
-import type { WebhookEndpoints } from './endpoints.js';
-import type { WebhookHistory } from './history.js';
+import type { WebhookEndpoints } from './services/endpoints.js';
+import type { WebhookHistory } from './services/history.js';
 
 export function webhooksRouter(deps: { endpoints: WebhookEndpoints; history: WebhookHistory }) {
   const { endpoints, history } = deps;

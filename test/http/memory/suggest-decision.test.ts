@@ -3,8 +3,8 @@
 // validation, credentials, and other applications' judgments.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TAddJudgmentData } from '../../../contract/memory/add-judgment.js';
-import { createJudgmentsRepo } from '../../../server/domains/memory/repo.js';
-import { judgmentRow } from '../../../server/domains/memory/shapes.js';
+import { createJudgmentsRepo, judgmentRowOf } from '../../../server/domains/memory/repo.js';
+import { judgmentRecord } from '../../../server/domains/memory/shapes.js';
 import { testClock } from '../../../server/lib/clock.js';
 import type { Client } from '../../../sdk/index.js';
 import { expectCollabError, expectCredentialChecks } from '../../helpers/credentials.js';
@@ -143,13 +143,13 @@ describe('Suggest Decision', () => {
   it("follows changes other processes make (the revision), and only those: a row written without one is not seen", async () => {
     await addMany(3, 'approve');
     const repo = createJudgmentsRepo(server.running.database.db);
-    const row = (id: string) => judgmentRow(appId, id, { subject: 'vendor contract', decision: 'reject', reason: 'elsewhere', reviewerId: 'x', decidedAt: clock.nowMs() }, clock.nowMs());
+    const judgment = (id: string) => judgmentRecord(appId, id, { subject: 'vendor contract', decision: 'reject', reason: 'elsewhere', reviewerId: 'x', decidedAt: clock.nowMs() }, clock.nowMs());
     expect((await client.memory.suggestDecision({ query: 'vendor contract' })).primary!.basedOn).toBe(3);
     // As a bulk import without the bookkeeping would: this process keeps its index (the trade-off of caching).
-    for (const id of ['r1', 'r2', 'r3', 'r4']) await repo.insert(row(id));
+    for (const id of ['r1', 'r2', 'r3', 'r4']) await repo.insert(judgment(id));
     expect((await client.memory.suggestDecision({ query: 'vendor contract' })).primary).toMatchObject({ recommendation: 'approve', basedOn: 3 });
     // Another process's add: the row and the revision in one transaction.
-    await server.running.database.db.$transaction([server.running.database.db.judgment.create({ data: row('r5') }), server.running.database.db.judgmentRevision.update({ where: { apiKeyId: appId }, data: { revision: { increment: 1 }, size: { increment: 5 } } })]);
+    await server.running.database.db.$transaction([server.running.database.db.judgment.create({ data: judgmentRowOf(judgment('r5')) }), server.running.database.db.judgmentRevision.update({ where: { apiKeyId: appId }, data: { revision: { increment: 1 }, size: { increment: 5 } } })]);
     expect((await client.memory.suggestDecision({ query: 'vendor contract' })).primary).toMatchObject({ recommendation: 'reject', basedOn: 5 });
   });
 

@@ -69,6 +69,18 @@ export function createDocumentsRepo(db: Db, clock: Clock) {
       );
       return new Set(rows.map((r) => r.id));
     },
+
+    // ── owned data (../owned-data.ts) ──
+    /** The document's own row takes its new ID; the move is a change of it (updatedAt). */
+    moveDocument: async (apiKeyId: string, organizationId: string, from: string, to: string): Promise<void> => {
+      await db.document.updateMany({ where: { apiKeyId, organizationId, id: from }, data: { id: to, updatedAt: BigInt(clock.nowMs()) } });
+    },
+    deleteDocuments: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<void> => {
+      await db.document.deleteMany({ where: { apiKeyId, organizationId, id: { in: [...ids] } } });
+    },
+    deleteOrganizationDocuments: async (apiKeyId: string, organizationId: string): Promise<void> => {
+      await db.document.deleteMany({ where: { apiKeyId, organizationId } });
+    },
   };
 }
 

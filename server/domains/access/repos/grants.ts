@@ -177,6 +177,22 @@ export function createGrantsRepo(db: Db, clock: Clock) {
       });
       return rows.map((g) => ({ ...g, expiresAt: seconds(g.expiresAt) }));
     },
+
+    // ── owned data (../owned-data.ts) ──
+    /** A document's grants follow it to its new ID. */
+    moveDocumentGrants: async (apiKeyId: string, organizationId: string, from: string, to: string): Promise<void> => {
+      await db.grant.updateMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: from }, data: { resourceId: to, updatedAt: BigInt(clock.nowMs()) } });
+    },
+    deleteDocumentGrants: async (apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<void> => {
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId, resourceType: 'document', resourceId: { in: [...documentIds] } } });
+    },
+    deleteOrganizationGrants: async (apiKeyId: string, organizationId: string): Promise<void> => {
+      await db.grant.deleteMany({ where: { apiKeyId, organizationId } });
+    },
+    /** A user's grants in every organization of the application. */
+    deleteUserGrants: async (apiKeyId: string, userId: string): Promise<void> => {
+      await db.grant.deleteMany({ where: { apiKeyId, principalType: 'user', principalId: userId } });
+    },
   };
 }
 

@@ -32,6 +32,15 @@ export function createGroupsRepo(db: Db, clock: Clock) {
 
     groupsOfUsers: (apiKeyId: string, organizationId: string, userIds: string[]) =>
       db.userGroupMember.findMany({ where: { apiKeyId, organizationId, userId: { in: userIds } }, select: { userId: true, groupId: true } }),
+
+    // ── owned data (../owned-data.ts): the groups themselves go with their organization (organizations.ts) ──
+    deleteOrganizationMembers: async (apiKeyId: string, organizationId: string): Promise<void> => {
+      await db.userGroupMember.deleteMany({ where: { apiKeyId, organizationId } });
+    },
+    /** A user's memberships in every organization of the application. */
+    deleteUserMemberships: async (apiKeyId: string, userId: string): Promise<void> => {
+      await db.userGroupMember.deleteMany({ where: { apiKeyId, userId } });
+    },
   };
 }
 

@@ -9,7 +9,31 @@ export interface UserRecord {
   name: string;
   email: string;
   initial: string;
+  /** The other profile fields as stored: read with profileOf, written with profileText. */
   profile: string;
+}
+
+/** The profile fields a user record keeps besides name, email and initial, in one JSON object. */
+export const PROFILE_FIELDS = ['photoUrl', 'color', 'textColor'] as const;
+export type UserProfile = Partial<Record<(typeof PROFILE_FIELDS)[number], string>>;
+
+/** The text a profile is stored as. */
+export const profileText = (profile: UserProfile): string => JSON.stringify(profile);
+
+/**
+ * The profile fields of a stored profile, and nothing else: whatever else the
+ * stored JSON might hold (a `userId`, a `__proto__`) never reaches a record.
+ * Read where a profile is used, not by findUsers: the lookups of names and
+ * emails (comments, the notification audience) never parse it.
+ */
+export function profileOf(stored: string): UserProfile {
+  const parsed = JSON.parse(stored) as Record<string, unknown>;
+  const fields: UserProfile = {};
+  for (const field of PROFILE_FIELDS) {
+    const value = Object.hasOwn(parsed, field) ? parsed[field] : undefined;
+    if (typeof value === 'string') fields[field] = value;
+  }
+  return fields;
 }
 
 /** User records of an application (users belong to the application, not to one organization). */
@@ -38,6 +62,11 @@ export function createUsersRepo(db: Db, clock: Clock) {
     /** A user record for a user known only by ID (granted access before any profile was given). */
     ensureUser: (apiKeyId: string, id: string) =>
       db.user.upsert({ where: { apiKeyId_id: { apiKeyId, id } }, create: { apiKeyId, id, name: '', email: '', initial: '', ...created(clock) }, update: {} }),
+
+    /** Erasure (../owned-data.ts): the user's record and profile. */
+    deleteUser: async (apiKeyId: string, id: string): Promise<void> => {
+      await db.user.deleteMany({ where: { apiKeyId, id } });
+    },
   };
 }
 

@@ -1,15 +1,15 @@
-import type { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from '../../../contract/agents/groups.js';
-import type { TAgentGroup } from '../../../contract/agents/schemas.js';
-import type { DataOf } from '../../../contract/common/envelope.js';
-import { isUniqueViolation } from '../../db/errors.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { alreadyExists, failedPrecondition, notFound } from '../../lib/app-error.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Ids } from '../../lib/ids.js';
-import { builtinAgent } from './builtins.js';
-import type { AgentGroupRecord, AgentsRepo } from './repo.js';
-import { agentLimitsOf, type AgentLimits } from './limits.js';
-import type { Caller } from '../../platform/caller.js';
+import type { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from '../../../../contract/agents/groups.js';
+import type { TAgentGroup } from '../../../../contract/agents/schemas.js';
+import type { DataOf } from '../../../../contract/common/envelope.js';
+import { isUniqueViolation } from '../../../db/errors.js';
+import type { UnitOfWork } from '../../../db/unit-of-work.js';
+import { alreadyExists, failedPrecondition, notFound } from '../../../lib/app-error.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { Ids } from '../../../lib/ids.js';
+import { builtinAgent } from '../builtins.js';
+import type { AgentGroupRecord, AgentsRepo } from '../repo.js';
+import { agentLimitsOf, type AgentLimits } from '../limits.js';
+import type { Caller } from '../../../platform/caller.js';
 
 const membersOf = (row: AgentGroupRecord) => row.agentIds;
 

@@ -1,4 +1,4 @@
-import { providerOfClient, type Db } from '../../db/client.js';
+import { providerOfClient, type Db } from '../../../db/client.js';
 
 /**
  * The delivery queue the dispatcher works through: due deliveries claimed
@@ -11,7 +11,7 @@ import { providerOfClient, type Db } from '../../db/client.js';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'canceled';
 
-/** One try of a delivery, as recorded here and listed by history-repo.ts. */
+/** One try of a delivery, as recorded here and listed by history.ts. */
 export interface AttemptRecord {
   id: string;
   messageId: string;

@@ -1,12 +1,13 @@
-import type { DataOf } from '../../../contract/common/envelope.js';
-import type { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from '../../../contract/webhooks/messages.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { failedPrecondition, notFound } from '../../lib/app-error.js';
-import type { Clock } from '../../lib/clock.js';
-import type { PageTokens } from '../../lib/page-token.js';
+import type { DataOf } from '../../../../contract/common/envelope.js';
+import type { getWebhookAttempts, getWebhookMessages, resendWebhookMessage } from '../../../../contract/webhooks/messages.js';
+import type { UnitOfWork } from '../../../db/unit-of-work.js';
+import { failedPrecondition, notFound } from '../../../lib/app-error.js';
+import type { Clock } from '../../../lib/clock.js';
+import { pageScope } from '../../../lib/page-scope.js';
+import type { PageTokens } from '../../../lib/page-token.js';
 import { iso, type WebhookEndpoints } from './endpoints.js';
-import { withApiKey } from './messages.js';
-import type { WebhookHistoryRepo } from './history-repo.js';
+import { withApiKey } from '../messages.js';
+import type { WebhookHistoryRepo } from '../repos/history.js';
 
 /** What was sent to an endpoint and how each try went; resending. */
 export function createWebhookHistory(deps: {
@@ -25,7 +26,7 @@ export function createWebhookHistory(deps: {
     async messages(apiKeyId: string, input: DataOf<typeof getWebhookMessages>) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-messages', apiKeyId, endpoint.id, input.status ?? null]),
+        pageScope('webhook-messages', apiKeyId, endpoint.id, input.status ?? null),
         input,
         (after, take) => repo.deliveriesOf(endpoint.id, input.status, after, take),
         newestFirst,
@@ -49,7 +50,7 @@ export function createWebhookHistory(deps: {
     async attempts(apiKeyId: string, input: DataOf<typeof getWebhookAttempts>) {
       const endpoint = await deps.endpoints.find(apiKeyId, input.endpointId);
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-attempts', apiKeyId, endpoint.id, input.messageId ?? null]),
+        pageScope('webhook-attempts', apiKeyId, endpoint.id, input.messageId ?? null),
         input,
         (after, take) => repo.attemptsOf(endpoint.id, input.messageId, after, take),
         newestFirst,

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client.js';
-import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
-import { msOf, type AttemptRecord, type DeliveryState } from './delivery-queue-repo.js';
+import type { Db } from '../../../db/client.js';
+import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
+import { msOf, type AttemptRecord, type DeliveryState } from './delivery-queue.js';
 
 /**
  * What was sent to an endpoint and how each try went, as pages newest first,

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client.js';
-import { idMap } from '../../lib/id-map.js';
-import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
+import type { Db } from '../../../db/client.js';
+import { idMap } from '../../../lib/id-map.js';
+import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
 
 /**
  * Webhook endpoints: created, listed, changed and deleted under their
@@ -8,7 +8,7 @@ import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
  * matches events against. Times leave as Unix milliseconds and list columns
  * parsed: how they are stored (BigInt, JSON text) stays here. What delivery
  * writes on an endpoint (its rate window, disabling it after failures) is in
- * delivery-queue-repo.ts.
+ * delivery-queue.ts.
  */
 
 export interface EndpointRecord {

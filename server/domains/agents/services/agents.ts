@@ -1,19 +1,19 @@
-import type { createAgent, deleteAgent, getAgents, updateAgent } from '../../../contract/agents/agents.js';
-import { CUSTOM_MANAGED_BY, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../contract/agents/schemas.js';
-import type { getAgentVersion, getAgentVersions, updateAgentVersion } from '../../../contract/agents/versions.js';
-import type { DataOf } from '../../../contract/common/envelope.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { AppError, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Ids } from '../../lib/ids.js';
-import { pageScope } from '../../lib/page-scope.js';
-import type { PageTokens } from '../../lib/page-token.js';
-import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from './builtins.js';
-import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from './config.js';
-import { agentLimitsOf, type AgentLimits } from './limits.js';
-import type { AgentRow, AgentsRepo } from './repo.js';
-import { keepRedactedSecrets, type AgentSecrets, type Config } from './secrets.js';
-import type { Caller } from '../../platform/caller.js';
+import type { createAgent, deleteAgent, getAgents, updateAgent } from '../../../../contract/agents/agents.js';
+import { CUSTOM_MANAGED_BY, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../../contract/agents/schemas.js';
+import type { getAgentVersion, getAgentVersions, updateAgentVersion } from '../../../../contract/agents/versions.js';
+import type { DataOf } from '../../../../contract/common/envelope.js';
+import type { UnitOfWork } from '../../../db/unit-of-work.js';
+import { AppError, failedPrecondition, invalidArgument, notFound } from '../../../lib/app-error.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { Ids } from '../../../lib/ids.js';
+import { pageScope } from '../../../lib/page-scope.js';
+import type { PageTokens } from '../../../lib/page-token.js';
+import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from '../builtins.js';
+import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from '../config.js';
+import { agentLimitsOf, type AgentLimits } from '../limits.js';
+import type { AgentRow, AgentsRepo } from '../repo.js';
+import { keepRedactedSecrets, type AgentSecrets, type Config } from '../secrets.js';
+import type { Caller } from '../../../platform/caller.js';
 
 /** How often Update Agent Version starts over when another version of the same agent was written first. */
 const VERSION_ATTEMPTS = 20;

@@ -1,20 +1,21 @@
-import type { DataOf } from '../../../contract/common/envelope.js';
-import type { updateAdvancedWebhookConfig } from '../../../contract/webhooks/config.js';
-import type { createWebhookEndpoint, getWebhookEndpoints, sendWebhookTestEvent, updateWebhookEndpoint } from '../../../contract/webhooks/endpoints.js';
-import { TEST_EVENT } from '../../../contract/webhooks/payload.js';
-import type { TWebhookEndpoint } from '../../../contract/webhooks/schemas.js';
-import { isUniqueViolation } from '../../db/errors.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../lib/app-error.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Sealer } from '../../lib/crypto.js';
-import type { Ids } from '../../lib/ids.js';
-import { assertAllowedUrl, type OutboundLog } from '../../lib/outbound-http.js';
-import type { PageTokens } from '../../lib/page-token.js';
-import type { WebhookMessages } from './messages.js';
-import type { EndpointRecord, WebhookEndpointsRepo } from './endpoints-repo.js';
-import { newSigningSecret } from './secrets.js';
-import type { WebhookSettings } from './settings.js';
+import type { DataOf } from '../../../../contract/common/envelope.js';
+import type { updateAdvancedWebhookConfig } from '../../../../contract/webhooks/config.js';
+import type { createWebhookEndpoint, getWebhookEndpoints, sendWebhookTestEvent, updateWebhookEndpoint } from '../../../../contract/webhooks/endpoints.js';
+import { TEST_EVENT } from '../../../../contract/webhooks/payload.js';
+import type { TWebhookEndpoint } from '../../../../contract/webhooks/schemas.js';
+import { isUniqueViolation } from '../../../db/errors.js';
+import type { UnitOfWork } from '../../../db/unit-of-work.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../../lib/app-error.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { Sealer } from '../../../lib/crypto.js';
+import type { Ids } from '../../../lib/ids.js';
+import { assertAllowedUrl, type OutboundLog } from '../../../lib/outbound-http.js';
+import { pageScope } from '../../../lib/page-scope.js';
+import type { PageTokens } from '../../../lib/page-token.js';
+import type { WebhookMessages } from '../messages.js';
+import type { EndpointRecord, WebhookEndpointsRepo } from '../repos/endpoints.js';
+import { newSigningSecret } from '../secrets.js';
+import type { WebhookSettings } from '../settings.js';
 
 /** After a rotation, the previous secret signs alongside the new one this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
@@ -103,7 +104,7 @@ export function createWebhookEndpoints(deps: {
         return { items: [toEndpoint(await find(apiKeyId, input.endpointId))], pageToken: null };
       }
       const page = await deps.pageTokens.page(
-        JSON.stringify(['webhook-endpoints', apiKeyId]),
+        pageScope('webhook-endpoints', apiKeyId),
         input,
         (after, take) => repo.listEndpoints(apiKeyId, after, take),
         (endpoint) => ({ at: endpoint.createdAt, id: endpoint.id }),
