@@ -69,7 +69,7 @@ function walk(dir: string): string[] {
 describe('service inputs', () => {
   it('finds the service modules through the routers', () => {
     expect(serviceFiles).toContain('server/domains/comments/service.ts');
-    expect(serviceFiles).toContain('server/domains/webhooks/endpoints.ts');
+    expect(serviceFiles).toContain('server/domains/webhooks/services/endpoints.ts');
   });
 
   it('are named by their contract route (DataOf), not written out as object types or T…Data types', () => {
