@@ -12,14 +12,7 @@ export default defineConfig({
     // Captures server logs and scans them for leaked credentials at the end;
     // makes the migrated template database that each test database starts from.
     globalSetup: ['test/global-setup.ts'],
-    // Each test file in a worker thread of its own (isolation as with forks:
-    // a new module graph per file), not a child process of its own. No test
-    // needs a process to itself (the ones about signals, exits and `npm start`
-    // spawn the server as a child process). Eight HTTP test files took 30-31
-    // CPU seconds in threads and 40-45 in forks, alternated twice on a loaded
-    // machine: the import of the server's modules into each file is the part
-    // that shrank.
-    pool: 'threads',
+    pool: 'forks',
     // vitest's default is one worker fewer than the cores: a single worker on
     // CI's 2-core machine, with the second core mostly idle while test files
     // wait on their servers, sockets and databases. Two workers there took
