@@ -33,11 +33,10 @@ export function createDocumentsRepo(db: Db, clock: Clock) {
      * the top, organizationPrivate. Race-safe like ensureOrganization.
      */
     ensureDocument: async (apiKeyId: string, organizationId: string, id: string) => {
-      const at = BigInt(clock.nowMs());
       await upsertMany(
         db,
         'Document',
-        [{ apiKeyId, organizationId, id, name: id, folderId: null, accessType: 'organizationPrivate', disabled: false, createdAt: at, updatedAt: at }],
+        [{ apiKeyId, organizationId, id, name: id, folderId: null, accessType: 'organizationPrivate', disabled: false, ...created(clock) }],
         { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
       );
       return db.document.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });

@@ -21,11 +21,10 @@ export function createFoldersRepo(db: Db, clock: Clock) {
      * the top, organizationPrivate. Race-safe like ensureOrganization.
      */
     ensureFolder: async (apiKeyId: string, organizationId: string, id: string) => {
-      const at = BigInt(clock.nowMs());
       await upsertMany(
         db,
         'Folder',
-        [{ apiKeyId, organizationId, id, name: id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false, createdAt: at, updatedAt: at }],
+        [{ apiKeyId, organizationId, id, name: id, parentId: null, accessType: 'organizationPrivate', inheritAccessFromParent: false, ...created(clock) }],
         { key: ['apiKeyId', 'organizationId', 'id'], update: [] },
       );
       return db.folder.findUniqueOrThrow({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } });

@@ -23,8 +23,7 @@ export function createOrganizationsRepo(db: Db, clock: Clock) {
      * whole unit of work of all but one of several first requests at once).
      */
     ensureOrganization: async (apiKeyId: string, id: string) => {
-      const at = BigInt(clock.nowMs());
-      await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, createdAt: at, updatedAt: at }], { key: ['apiKeyId', 'id'], update: [] });
+      await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, ...created(clock) }], { key: ['apiKeyId', 'id'], update: [] });
       return db.organization.findUniqueOrThrow({ where: { apiKeyId_id: { apiKeyId, id } } });
     },
 
