@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { z } from 'zod';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../server/db/client.js';
 import { applyMigrations } from '../../server/db/migrate.js';
 import { testClock, type TestClock } from '../../server/lib/clock.js';
@@ -188,13 +188,21 @@ describe(`durable jobs (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite
     const def = dying.define({ kind: 'deadly', payload: Payload, maxAttempts: 2, leaseMs: 10_000, run: () => new Promise<never>(() => undefined) });
     const id = await dying.enqueue(def, { n: 1 });
     // Each "crash": a worker claims the job and never reports back; the lease runs out.
-    for (let crash = 0; crash < 2; crash++) {
-      const w = worker();
-      w.define({ ...def });
-      void w.runDue();
-      // A wait bound, not a speed claim: the claim can take over a second on a loaded machine.
-      await expect.poll(async () => (await w.get(id))?.attempts, { timeout: 15_000 }).toBe(crash + 1);
-      clock.advance(10_001);
+    // A dead worker sends no heartbeat either: its lease renewal (a real-time
+    // setInterval) must not fire, or on a loaded machine it would renew the
+    // lease from the test clock after the advance below and keep the job.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      for (let crash = 0; crash < 2; crash++) {
+        const w = worker();
+        w.define({ ...def });
+        void w.runDue();
+        // A wait bound, not a speed claim: the claim can take over a second on a loaded machine.
+        await expect.poll(async () => (await w.get(id))?.attempts, { timeout: 15_000 }).toBe(crash + 1);
+        clock.advance(10_001);
+      }
+    } finally {
+      vi.useRealTimers();
     }
     const last = worker();
     last.define({ ...def, run: async () => 'must not run' });

@@ -16,8 +16,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  *   data into another's server and could make a test pass by accident);
  * - no test file replaces a module (`vi.mock`: it would stay replaced for
  *   the files after it);
- * - a test file that stubs the environment or a global, or spies on an
- *   object, undoes it.
+ * - a test file that stubs the environment or a global, fakes timers or
+ *   spies on an object, undoes it.
  */
 
 /** Module-level `let`/`var` that is allowed, and why it carries nothing between tests. */
@@ -46,6 +46,7 @@ export function leftBehind(source: string): string[] {
   if (/\bvi\.(?:mock|doMock)\(/.test(source)) problems.push('replaces a module (vi.mock)');
   if (/\bvi\.stubEnv\(/.test(source) && !/\bvi\.unstubAllEnvs\(/.test(source)) problems.push('stubs the environment without vi.unstubAllEnvs()');
   if (/\bvi\.stubGlobal\(/.test(source) && !/\bvi\.unstubAllGlobals\(/.test(source)) problems.push('stubs a global without vi.unstubAllGlobals()');
+  if (/\bvi\.useFakeTimers\(/.test(source) && !/\bvi\.useRealTimers\(/.test(source)) problems.push('fakes timers without vi.useRealTimers()');
   if (/\bvi\.spyOn\(/.test(source) && !/\.mockRestore\(|\bvi\.restoreAllMocks\(/.test(source)) problems.push('spies without restoring (mockRestore or vi.restoreAllMocks)');
   return problems;
 }
@@ -83,6 +84,7 @@ describe('test files sharing a module graph (vitest.config.ts isolate: false)', 
     expect(leftBehind("vi.stubEnv('A', 'b');")).toHaveLength(1);
     expect(leftBehind("vi.stubEnv('A', 'b'); afterAll(() => vi.unstubAllEnvs());")).toEqual([]);
     expect(leftBehind("vi.stubGlobal('fetch', f);")).toHaveLength(1);
+    expect(leftBehind('vi.useFakeTimers();')).toEqual(['fakes timers without vi.useRealTimers()']);
     expect(leftBehind('const s = vi.spyOn(o, "m");')).toHaveLength(1);
     expect(leftBehind('const s = vi.spyOn(o, "m"); s.mockRestore();')).toEqual([]);
   });
