@@ -51,6 +51,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip, which the per-address limits key by: the TCP peer unless TRUST_PROXY names the proxies in front.
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(httpLogger(deps.logger));
   app.use(requestMetrics(deps.services.metrics));
   // Before authentication and the POST-only rule: probes carry no credentials.
@@ -65,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
   const limits = rateLimits(deps.config.rateLimits, deps.rateLimitStore);
   app.use(matchOperation(contract));
   app.use(limits.beforeAuth);
-  app.use(authenticate(accounts, limits.recordFailedAuth));
+  app.use(authenticate(accounts, limits.failedAuth));
   app.use(limits.afterAuth);
 
   app.use((req, res, next) => {

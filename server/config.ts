@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { ConfigError } from './lib/config-error.js';
+import { trustProxyFrom, type TrustProxy } from './http/trust-proxy.js';
 import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
@@ -25,6 +26,8 @@ export interface Config {
   /** Days an unverified owner email keeps its API keys working; null = forever. */
   unverifiedKeyGraceDays: number | null;
   rateLimits: RateLimitConfig;
+  /** Which peers may name the client's address in X-Forwarded-For (TRUST_PROXY; http/trust-proxy.ts). */
+  trustProxy: TrustProxy;
   http: HttpTimeouts;
   /**
    * How often this process's job worker looks for due jobs (it also wakes at
@@ -120,14 +123,15 @@ export interface RateLimitConfig {
   /** Ask AI calls per application, on top of the standard tier: each one spends the application's provider credit. */
   aiPerApiKey: number;
   /**
-   * Failed authentications (missing or wrong credentials) per client IP
-   * before that IP is refused until the window ends. Credentials are 192+
-   * random bits, so this is not about guessing: it bounds the work (a digest
-   * and an indexed read) a flood of rotating fake keys costs, and keeps each
-   * fake key from getting a fresh bucket. A correct client never fails; 300
-   * a minute (5/s) leaves room for several broken clients behind one NAT
-   * address before the address is cut off, and for a test run's deliberate
-   * failures.
+   * Failed authentications (missing or wrong credentials) per client address
+   * in a window; past it, that address's further failures are answered 429
+   * instead of 401/403 until the window ends. Only failures are counted and
+   * only failures are refused: a valid credential always passes, so a flood
+   * of wrong tokens from one address (or from behind the same proxy) cannot
+   * lock its legitimate clients out. Credentials are 192+ random bits, so
+   * this is not about guessing: it makes a flood of fake keys visible and
+   * slow to probe with. 300 a minute (5/s) leaves room for several broken
+   * clients behind one NAT address, and for a test run's deliberate failures.
    */
   failedAuthPerIp: number;
 }
@@ -172,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       aiPerApiKey: intFrom(env, 'AI_RATE_LIMIT_PER_MINUTE', 60, 1),
       failedAuthPerIp: intFrom(env, 'AUTH_FAILURE_LIMIT_PER_IP', 300, 1),
     },
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
     http: {
       headersTimeoutMs,
       // Node refuses a request timeout shorter than the headers timeout.

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AccountsService } from '../domains/accounts/service.js';
 import { AppError, unauthenticated } from '../lib/app-error.js';
 import { routeMeta } from './context.js';
@@ -17,16 +17,19 @@ export const HEADERS = {
  * without credentials neither costs us a parse nor learns anything about the
  * operation's shape. Missing header: UNAUTHENTICATED; a wrong credential:
  * PERMISSION_DENIED (raised by the accounts service). Either failure is
- * reported to `onRejected` (the per-IP failed-authentication limit) before
- * the error goes on.
+ * reported to `onRejected` (the per-address failed-authentication limit),
+ * which may answer 429 itself (it resolves true then); otherwise the error
+ * goes on. A valid credential never reaches it.
  */
-export function authenticate(accounts: AccountsService, onRejected: (req: Request) => Promise<void> = async () => {}): RequestHandler {
-  return (req, _res, next) => {
+export function authenticate(accounts: AccountsService, onRejected: (req: Request, res: Response) => Promise<boolean> = async () => false): RequestHandler {
+  return (req, res, next) => {
     const reject = (error: unknown) => {
       // Only a refused credential counts; a database outage is no client's failure.
       if (!(error instanceof AppError) || (error.status !== 'UNAUTHENTICATED' && error.status !== 'PERMISSION_DENIED')) return next(error);
-      onRejected(req).then(
-        () => next(error),
+      onRejected(req, res).then(
+        (answered) => {
+          if (!answered) next(error);
+        },
         (countError: unknown) => {
           // Not being able to count a failure must not turn a 401/403 into a 500.
           req.log?.warn({ err: countError }, 'could not count a failed authentication');

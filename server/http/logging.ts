@@ -127,7 +127,7 @@ export function httpLogger(logger: Logger): RequestHandler[] {
       const line = {
         reqId: req.id,
         operation: (req as LoggedRequest).operationId,
-        req: { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress },
+        req: { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress, clientAddress: req.ip },
         res: { statusCode: res.statusCode },
         responseTime: Math.round(performance.now() - started),
       };

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RateLimitTier } from '../../contract/common/envelope.js';
 import type { RateLimitConfig } from '../config.js';
@@ -19,8 +19,12 @@ export interface RateLimits {
   beforeAuth: RequestHandler;
   afterAuth: RequestHandler;
   afterParse: RequestHandler;
-  /** Counts a refused or missing credential against the client's address. */
-  recordFailedAuth(req: Request): Promise<void>;
+  /**
+   * Counts a refused or missing credential against the client's address.
+   * Past the limit it answers 429 itself and resolves true; otherwise the
+   * caller answers with the authentication error.
+   */
+  failedAuth(req: Request, res: Response): Promise<boolean>;
 }
 
 type Stage = 'beforeAuth' | 'afterAuth' | 'afterParse';
@@ -40,8 +44,11 @@ type Stage = 'beforeAuth' | 'afterAuth' | 'afterParse';
  *   (a call uses up both). Each call spends the application's own provider
  *   credit and holds a connection for up to AI_TIMEOUT_MS, so a runaway
  *   client is stopped long before the standard tier would.
- * Every authenticated operation also passes the failedAuth gate: see
- * RateLimitConfig.failedAuthPerIp for its number.
+ * Failed authentications are limited per client address apart from the
+ * tiers, after the credential is checked (failedAuth): see
+ * RateLimitConfig.failedAuthPerIp for the number and why a valid credential
+ * is never refused by it. The client address is req.ip: the TCP peer, or
+ * what the proxies TRUST_PROXY names put in X-Forwarded-For.
  */
 export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () => undefined): RateLimits {
   const retryHint = 'retry after the time in the RateLimit header';
@@ -66,35 +73,34 @@ export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () 
     return `ip:${ip(req)}`;
   };
 
-  // Failures are counted only when they happen and read before each
-  // authentication, so a well-behaved client's requests never fill it (a
-  // limiter that counts every request and forgives successes would refuse
-  // legitimate bursts from one address while they are in flight).
+  // Counted only when a credential fails, and consulted only then: a valid
+  // credential is never refused, so failures from an address (a broken or
+  // hostile client behind the same proxy or NAT) cannot lock out the clients
+  // that share it.
   const failures = storeFor('rl:auth-failures:') ?? new MemoryStore();
   void failures.init?.({ windowMs: config.windowMs } as Options);
-  const failedAuthGate: RequestHandler = (req, res, next) => {
-    Promise.resolve(failures.get?.(ip(req))).then((info) => {
-      const resetTime = info?.resetTime?.getTime();
-      if (info === undefined || info.totalHits < config.failedAuthPerIp || (resetTime !== undefined && resetTime <= Date.now())) return next();
-      if (resetTime !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetTime - Date.now()) / 1000))));
-      sendError(
-        res,
-        'RESOURCE_EXHAUSTED',
-        `too many failed authentications from this address (${config.failedAuthPerIp} per ${config.windowMs / 1000} s); retry after the time in the Retry-After header`,
-      );
-    }, next);
+  const failedAuth = async (req: Request, res: Response): Promise<boolean> => {
+    const { totalHits, resetTime } = await failures.increment(ip(req));
+    if (totalHits <= config.failedAuthPerIp) return false;
+    if (resetTime !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000))));
+    sendError(
+      res,
+      'RESOURCE_EXHAUSTED',
+      `too many failed authentications from this address (${config.failedAuthPerIp} per ${config.windowMs / 1000} s); retry after the time in the Retry-After header`,
+    );
+    return true;
   };
 
   // One instance, so the tiers that include it share its counters.
   const standard = limiter('standard', config.standardPerApiKey, caller);
   const tiers: Record<RateLimitTier, Record<Stage, RequestHandler[]>> = {
     standard: {
-      beforeAuth: [failedAuthGate],
+      beforeAuth: [],
       afterAuth: [standard],
       afterParse: [],
     },
     ai: {
-      beforeAuth: [failedAuthGate],
+      beforeAuth: [],
       afterAuth: [standard, limiter('ai', config.aiPerApiKey, caller, 'Ask AI rate limit')],
       afterParse: [],
     },
@@ -128,8 +134,6 @@ export function rateLimits(config: RateLimitConfig, storeFor: StoreFactory = () 
     beforeAuth: stage('beforeAuth'),
     afterAuth: stage('afterAuth'),
     afterParse: stage('afterParse'),
-    recordFailedAuth: async (req) => {
-      await failures.increment(ip(req));
-    },
+    failedAuth,
   };
 }
