@@ -11,6 +11,9 @@
  *   a DATABASE_FREE file reaches a test server, a test database, a server
  *   process, the CLI, a database driver or Redis.
  * - `runtime`: RUNTIME only, what `.ci/run` runs on the other Node versions.
+ * - `native`: NATIVE only, the part of RUNTIME that needs embedded SQLite:
+ *   what `.ci/run` runs on the Node version that ran the PostgreSQL tier,
+ *   which covered the rest of RUNTIME there.
  * - `database-free`: DATABASE_FREE only (for trying the list out).
  */
 
@@ -51,7 +54,20 @@ export const RUNTIME: readonly string[] = [
   'test/webhooks/smoke.test.ts',
 ];
 
-export const TIERS = ['all', 'database', 'runtime', 'database-free'] as const;
+/**
+ * The part of RUNTIME that only embedded SQLite exercises: the native
+ * better-sqlite3 module itself, its faults, and the SQLite backup. The rest
+ * of RUNTIME runs against PostgreSQL as well, so on the Node version that
+ * runs the PostgreSQL tier, .ci/run adds only these on SQLite.
+ */
+export const NATIVE: readonly string[] = [
+  'test/db/',
+  'test/faults/sqlite-disk-full.test.ts',
+  'test/faults/sqlite-locked.test.ts',
+  'test/cli/backup-restore.test.ts',
+];
+
+export const TIERS = ['all', 'database', 'runtime', 'native', 'database-free'] as const;
 export type Tier = (typeof TIERS)[number];
 
 /** The vitest glob(s) of one entry. */
@@ -71,6 +87,8 @@ export function tierSelection(tier: string | undefined): { tier: Tier; include: 
       return { tier: name, include: all, exclude: DATABASE_FREE.flatMap(globsOf) };
     case 'runtime':
       return { tier: name, include: RUNTIME.flatMap(globsOf), exclude: [] };
+    case 'native':
+      return { tier: name, include: NATIVE.flatMap(globsOf), exclude: [] };
     case 'database-free':
       return { tier: name, include: DATABASE_FREE.flatMap(globsOf), exclude: [] };
   }

@@ -34,7 +34,11 @@ export interface AppliedMigrations {
 export async function applyMigrations(databaseUrl: string, options: ApplyOptions = {}): Promise<AppliedMigrations> {
   const provider = providerOf(databaseUrl);
   const migrationsList = migrationsThrough(readMigrationsList(migrationsDirFor(provider)), options.through);
-  if (provider === 'sqlite' && sqliteUpToDate(databaseUrl, migrationsList.migrationDirectories.map((d) => d.path))) {
+  // Every start and every CLI run comes here: when the history already lists every migration as
+  // finished, answer from one read instead of starting the schema engine (a wasm module, about a
+  // second of CPU) and, on PostgreSQL, queueing for the migration lock.
+  const names = migrationsList.migrationDirectories.map((d) => d.path);
+  if (provider === 'sqlite' ? sqliteUpToDate(databaseUrl, names) : await postgresUpToDate(databaseUrl, names)) {
     return { provider, applied: [] };
   }
   const apply = () => withEngineFor(databaseUrl, (engine) => engine.applyMigrations({ migrationsList, filters: NO_FILTERS }));
@@ -94,6 +98,25 @@ function sqliteUpToDate(databaseUrl: string, migrations: string[]): boolean {
     return migrations.every((name) => done.has(name));
   } finally {
     db.close();
+  }
+}
+
+/** The PostgreSQL side of the no-op check above: one connection, one read of the history table. */
+async function postgresUpToDate(databaseUrl: string, migrations: string[]): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection dropped while reading is reported by the query; without a listener it would end the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows: present } = await client.query<{ table: string | null }>(`SELECT to_regclass('_prisma_migrations')::text AS "table"`);
+    if (present[0]?.table == null) return false;
+    const { rows } = await client.query<{ name: string }>(
+      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const done = new Set(rows.map((row) => row.name));
+    return migrations.every((name) => done.has(name));
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

@@ -2,7 +2,7 @@
 // configuration variables, the status of every operation, the operator CLI's
 // commands, the real-time client example, the Node versions, and its links.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { USAGE } from '../../server/cli.js';
@@ -143,26 +143,37 @@ describe('Node versions', () => {
 
   it('are each tested by .ci/run: the oldest as the machine\'s Node, the others through .ci/test-on-node', () => {
     const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
-    const others = /^[^#\n]*\.ci\/test-on-node((?: \d+)+)$/m.exec(run)?.[1]?.trim().split(' ') ?? [];
-    expect([ranges[0]![1], ...others]).toEqual(ranges.map((range) => range![1]));
+    const others = [...run.matchAll(/^[^#\n]*\.ci\/test-on-node(?: --[a-z-]+)*((?: \d+)+)$/gm)].flatMap((match) => match[1]!.trim().split(' '));
+    expect([ranges[0]![1], ...new Set(others)].sort((a, b) => Number(a) - Number(b))).toEqual(ranges.map((range) => range![1]));
   });
 });
 
 describe('Links', () => {
-  const prose = README.replace(/^```[\s\S]*?^```$/gm, '');
-
-  it('lead to a heading of the README (GitHub anchors) or a file of the repository', () => {
+  /** GitHub's anchors of a markdown text's headings. */
+  const anchorsOf = (text: string): Set<string> => {
     const anchors = new Set<string>();
     const seen = new Map<string, number>();
-    for (const [, title] of prose.matchAll(/^#{1,6} (.+)$/gm)) {
+    for (const [, title] of text.replace(/^```[\s\S]*?^```$/gm, '').matchAll(/^#{1,6} (.+)$/gm)) {
       const slug = title!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
       const n = seen.get(slug) ?? 0;
       seen.set(slug, n + 1);
       anchors.add(n === 0 ? slug : `${slug}-${n}`);
     }
+    return anchors;
+  };
+  const documents = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+  it.each(documents)('in %s lead to a heading (GitHub anchors) or a file of the repository, and a heading in that file', (document) => {
+    const text = readFileSync(join(ROOT, document), 'utf8');
+    const prose = text.replace(/^```[\s\S]*?^```$/gm, '');
     const targets = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target));
     expect(targets.length).toBeGreaterThan(0);
-    const broken = targets.filter((target) => (target.startsWith('#') ? !anchors.has(target.slice(1)) : !existsSync(join(ROOT, target))));
+    const broken = targets.filter((target) => {
+      const [path, anchor] = target.split('#');
+      const file = path === '' ? join(ROOT, document) : join(ROOT, dirname(document), path!);
+      if (!existsSync(file)) return true;
+      return anchor !== undefined && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor);
+    });
     expect(broken).toEqual([]);
   });
 });

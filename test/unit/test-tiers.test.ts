@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DATABASE_FREE, matches, RUNTIME, tierSelection } from '../tiers.js';
+import { DATABASE_FREE, matches, NATIVE, RUNTIME, tierSelection } from '../tiers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -92,7 +92,7 @@ describe('test tiers (test/tiers.ts)', () => {
     const importing = (pattern: RegExp) => testFiles.filter((file) => pattern.test(readFileSync(join(root, file), 'utf8')));
     // Directly: a test file that starts a test server.
     const direct = importing(/^import \{[^}]*\bstartTestServer\b[^}]*\} from '\.\.\/helpers\/server\.js';$/m).find((file) => reasonItTouchesADatabase(file)?.split(' -> ').length === 2);
-    expect(direct && reasonItTouchesADatabase(direct)).toMatch(/^test\/[^ ]+ -> (test\/helpers\/server\.ts|server\/[^ ]+|[a-z@:][^ ]*)$/);
+    expect(direct && reasonItTouchesADatabase(direct)).toMatch(/^test\/[^ ]+ -> (test\/helpers\/server\.ts|server\/[^ ]+|[a-z@:][^ ]*|reads [A-Z_]+)$/);
     // Through a fixture of its own folder (the fuzz suite's shared file) that starts one.
     const indirect = importing(/from '\.\/suite\.js'/);
     expect(indirect.length).toBeGreaterThan(0);
@@ -101,9 +101,13 @@ describe('test tiers (test/tiers.ts)', () => {
   });
 
   it('every entry names a test file or a folder holding some (a renamed file must be renamed here too)', () => {
-    for (const entry of [...DATABASE_FREE, ...RUNTIME]) {
+    for (const entry of [...DATABASE_FREE, ...RUNTIME, ...NATIVE]) {
       expect(testFiles.some((file) => matches(entry, file)), entry).toBe(true);
     }
+  });
+
+  it('the native tier is a part of the runtime tier', () => {
+    for (const entry of NATIVE) expect(RUNTIME.some((runtime) => runtime === entry || (runtime.endsWith('/') && entry.startsWith(runtime))), entry).toBe(true);
   });
 
   it('the database-free files are left out of the PostgreSQL run and nothing else is', () => {
