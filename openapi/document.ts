@@ -78,6 +78,9 @@ export function buildOpenApiDocument() {
         version: '2.0.0',
         description: [
           'Every operation is POST with a JSON body `{"data": {...}}`.',
+          '',
+          '**Credentials.** The operator creates a workspace with the operator CLI on the server machine: `npm run --silent cli -- workspace create --owner-email you@example.com` prints `workspaceId`, `workspaceAuthToken`, `apiKey` and `authToken` (shown once). Send `x-service-api-key: <apiKey>` and `x-service-auth-token: <authToken>` with every operation, except the few workspace management operations whose authorization lists `workspaceId` and `workspaceAuthToken` (e.g. Get Auth Tokens), which take `x-service-workspace-id: <workspaceId>` and `x-service-workspace-auth-token: <workspaceAuthToken>`. `auth-token create --api-key <apiKey>` makes more auth tokens.',
+          '',
           'Success: `{"result": {"status": "success", "message", "data"}}`. Failure: `{"error": {"message", "status", "details?"}}`.',
           '',
           'Error statuses and their HTTP codes:',

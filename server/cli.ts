@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from './config.js';
+import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
 import { repoRoot } from './db/migration-engine.js';
 import { openMigratedDatabase } from './db/startup.js';
@@ -11,7 +12,7 @@ import { createDemo } from './demo/create-demo.js';
 import { createLogger } from './http/logging.js';
 import { systemClock } from './lib/clock.js';
 import { AppError } from './lib/app-error.js';
-import { openVerifiedSealer } from './lib/master-key.js';
+import { keyRefusal, openVerifiedSealer } from './lib/master-key.js';
 import { startupErrorLine } from './lib/startup-error.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_TTL_MS } from './platform/read-cache.js';
@@ -104,7 +105,21 @@ const DB_COMMANDS: Record<string, { summary: string; usage: string; run(database
   'db status': { summary: 'Compares the applied migrations with the ones this version ships.', usage: 'db status', run: (url) => migrationStatus(url) },
 };
 
-const ALL_COMMANDS: Record<string, { summary: string; usage: string }> = { ...COMMANDS, ...DB_COMMANDS };
+/** Commands on the database file itself, which take one file argument. */
+const FILE_COMMANDS: Record<string, { summary: string; usage: string; run(config: Config, file: string): Promise<unknown> }> = {
+  backup: {
+    summary: 'Writes a consistent snapshot of the SQLite database to a new FILE while the servers keep serving (on PostgreSQL: names the pg_dump command).',
+    usage: 'backup FILE',
+    run: async (config, file) => backupDatabase(config.databaseUrl, file),
+  },
+  restore: {
+    summary: 'Replaces the SQLite database with a backup, every server stopped; refuses a FILE this master key cannot open (on PostgreSQL: names the pg_restore command).',
+    usage: 'restore FILE',
+    run: async (config, file) => restoreDatabase(config.databaseUrl, file, (probe) => keyRefusal({ envValue: config.masterKey, dataDir: config.dataDir }, probe)),
+  },
+};
+
+const ALL_COMMANDS: Record<string, { summary: string; usage: string }> = { ...COMMANDS, ...DB_COMMANDS, ...FILE_COMMANDS };
 
 export const USAGE = Object.values(ALL_COMMANDS).map((c) => `  ${c.usage}`).join('\n');
 
@@ -172,6 +187,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (dbCommand) {
       if (argv.length > 2) throw new UsageError(`unexpected argument "${argv[2]}"; usage: ${dbCommand.usage}`);
       return success(await dbCommand.run(config.databaseUrl));
+    }
+    const fileCommand = Object.hasOwn(FILE_COMMANDS, argv[0] ?? '') ? FILE_COMMANDS[argv[0]!] : undefined;
+    if (fileCommand) {
+      const [file, extra] = argv.slice(1);
+      if (file === undefined || file === '' || file.startsWith('-') || extra !== undefined) throw new UsageError(`usage: ${fileCommand.usage}`);
+      return success(await fileCommand.run(config, file));
     }
     const found = commandNamed(COMMANDS, argv);
     if (!found) throw new UsageError(argv.length === 0 ? `a command is required; commands:\n${USAGE}` : `unknown command "${name}"; commands:\n${USAGE}`);

@@ -94,6 +94,22 @@ export async function openVerifiedSealer(db: Db, source: KeySource, clock: Clock
   return sealer;
 }
 
+/**
+ * Why the configured master key cannot open a database's sealed values (its
+ * check value, or before the check existed one auth token), or undefined
+ * when it can or there is nothing sealed: `restore` asks before a backup
+ * replaces the database. Never creates a key file.
+ */
+export function keyRefusal(source: KeySource, sealed: { check: string | undefined; legacyToken: string | undefined }): string | undefined {
+  const value = sealed.check ?? sealed.legacyToken;
+  if (value === undefined) return undefined;
+  const key = findMasterKey(source);
+  if (!key) return `COLLAB_MASTER_KEY is not set and ${keyFilePath(source.dataDir)} does not exist; set COLLAB_MASTER_KEY to the key of the database the backup was taken from`;
+  const sealer = new Sealer(key);
+  const ok = sealed.check !== undefined ? opens(sealer, sealed.check, CHECK_TEXT) : opens(sealer, value);
+  return ok ? undefined : 'it was sealed with another master key; set COLLAB_MASTER_KEY to the key of the database the backup was taken from';
+}
+
 function opens(sealer: Sealer, sealed: string, expected?: string): boolean {
   try {
     const text = sealer.open(sealed);
