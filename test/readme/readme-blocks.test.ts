@@ -99,6 +99,19 @@ it('runs every tested block in order, and they print what the README says', asyn
   const permissions = find('the permissions', (v) => v.result.data.alice.documents['doc-1']);
   expect(permissions.result.data.alice.documents['doc-1'].accessRole).toBe('editor');
   expect(permissions.result.data.bob.documents['doc-1'].accessRole).toBe('viewer');
+  // As the README shows it: added to the document only, so not to the organization.
+  expect(permissions.result.data).toEqual({
+    alice: {
+      organization: { 'org-1': { error: 'user alice does not have access to organization org-1', errorCode: 'permission_denied' } },
+      folders: {},
+      documents: { 'doc-1': { accessRole: 'editor', accessType: 'organizationPrivate' } },
+    },
+    bob: {
+      organization: { 'org-1': { error: 'user bob does not have access to organization org-1', errorCode: 'permission_denied' } },
+      folders: {},
+      documents: { 'doc-1': { accessRole: 'viewer', accessType: 'organizationPrivate' } },
+    },
+  });
   // 5. The comment thread.
   find('the comment thread', (v) => v.result.data[0].comments[0].commentText === 'Can we shorten this paragraph?');
   // 6. The webhook, verified by the receiver.
@@ -123,3 +136,15 @@ it('runs every tested block in order, and they print what the README says', asyn
   const last = find('the last page', (v) => v.result.data[0].userId === 'bob' && v.result.pageToken === null);
   expect(last.result.data).toHaveLength(1);
 }, 300_000);
+
+it('the first block runs again as pasted a second time: each run takes a new workspace', async () => {
+  const { code, stdout, stderr } = await runScript(codeBlocks(README, 'sh readme-test')[0]!, {
+    BASE: server.url,
+    DATABASE_URL: server.env.DATABASE_URL,
+    COLLAB_DATA_DIR: server.env.COLLAB_DATA_DIR,
+  });
+  recordSecretsIn(stdout);
+  expect(code, `the first block failed when run again (exit ${code})\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
+  expect(stderr).toBe('');
+  expect(jsonLines(stdout).filter((value) => value.error !== undefined)).toEqual([]);
+}, 120_000);
