@@ -161,7 +161,7 @@ describe('Links', () => {
     }
     return anchors;
   };
-  const documents = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const documents = ['README.md', 'CHANGELOG.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
   it.each(documents)('in %s lead to a heading (GitHub anchors) or a file of the repository, and a heading in that file', (document) => {
     const text = readFileSync(join(ROOT, document), 'utf8');
