@@ -38,6 +38,6 @@ describe('the systemd unit', () => {
     const config = loadConfig(env);
     expect(config.dataDir).toBe('/var/lib/collab-backend');
     expect(config.databaseUrl).toBe('file:/var/lib/collab-backend/collab.db');
-    expect(config.trustProxy).toEqual(['loopback']);
+    expect(config.trustProxy).toBe(1);
   });
 });
