@@ -76,29 +76,26 @@ describe('TRUST_PROXY naming the proxy (loopback)', () => {
   });
 });
 
-describe('TRUST_PROXY as a hop count', () => {
+describe.each([
+  {
+    trustProxy: '1',
+    what: 'as a hop count, takes the address the nearest proxy appended; what the client wrote before it changes nothing',
+    forwardedFor: (i: number) => `198.51.100.${i + 1}, 203.0.113.9`,
+  },
+  {
+    trustProxy: '10.0.0.0/8',
+    what: 'naming other proxies than the peer, ignores the header of the peer it does not trust',
+    forwardedFor: (i: number) => `203.0.113.${i + 20}`,
+  },
+])('TRUST_PROXY=$trustProxy', ({ trustProxy, what, forwardedFor }) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ AUTH_FAILURE_LIMIT_PER_IP: LIMIT, TRUST_PROXY: '1' });
+    server = await startTestServer({ AUTH_FAILURE_LIMIT_PER_IP: LIMIT, TRUST_PROXY: trustProxy });
   });
   afterAll(() => server?.close());
 
-  it('takes the address the nearest proxy appended; what the client wrote before it changes nothing', async () => {
-    const forgedThenReal = (i: number) => ({ ...WRONG, 'x-forwarded-for': `198.51.100.${i + 1}, 203.0.113.9` });
-    expect(await statuses(server, 4, '127.0.13.1', forgedThenReal)).toEqual([403, 403, 403, 429]);
-  });
-});
-
-describe('TRUST_PROXY naming other proxies than the peer', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ AUTH_FAILURE_LIMIT_PER_IP: LIMIT, TRUST_PROXY: '10.0.0.0/8' });
-  });
-  afterAll(() => server?.close());
-
-  it('ignores the header of a peer it does not trust', async () => {
-    const forged = (i: number) => ({ ...WRONG, 'x-forwarded-for': `203.0.113.${i + 20}` });
-    expect(await statuses(server, 4, '127.0.14.1', forged)).toEqual([403, 403, 403, 429]);
+  it(what, async () => {
+    expect(await statuses(server, 4, '127.0.13.1', (i) => ({ ...WRONG, 'x-forwarded-for': forwardedFor(i) }))).toEqual([403, 403, 403, 429]);
   });
 });
 

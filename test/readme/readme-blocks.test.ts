@@ -3,8 +3,8 @@
 // way a reader pastes them: the quick start and the examples cannot rot.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { closedPort } from '../helpers/closed-port.js';
 import { recordSecretsIn } from '../helpers/log-capture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { README, ROOT, codeBlocks } from './readme.js';
@@ -17,14 +17,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A port nothing listens on now, for the quick start's webhook receiver (8099 for a reader). */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Runs a bash script in its own process group, ending the whole group (background processes too) when bash exits. */
 async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -62,7 +54,7 @@ it('has tested blocks, the first of which defaults BASE for a reader', () => {
 
 it('runs every tested block in order, and they print what the README says', async () => {
   const script = codeBlocks(README, 'sh readme-test').join('\n');
-  const receiverPort = await freePort();
+  const receiverPort = await closedPort();
   const { code, stdout, stderr } = await runScript(script, {
     BASE: server.url,
     DATABASE_URL: server.env.DATABASE_URL,

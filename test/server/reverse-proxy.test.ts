@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../../server/config.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { closedPort } from '../helpers/closed-port.js';
 import { captureLogger } from '../helpers/log-capture.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { ROOT } from '../readme/readme.js';
@@ -28,13 +28,6 @@ if (!NGINX) console.log('skipping the nginx example: nginx is not installed (apt
 const EXAMPLE = readFileSync(join(ROOT, 'examples', 'nginx', 'collab-backend.conf'), 'utf8');
 const PATH = '/v2/workspace/activityconfig/get';
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe.skipIf(!NGINX)('the nginx example in front of two server processes', () => {
   let first: TestServer;
@@ -51,7 +44,7 @@ describe.skipIf(!NGINX)('the nginx example in front of two server processes', ()
     ws = await first.workspace();
     if (shared) second = await startServer(loadConfig({ ...first.env, PORT: '0' }), { logger: captureLogger() });
     const ports = [first.url, second?.url ?? first.url].map((url) => new URL(url).port);
-    const listen = await freePort();
+    const listen = await closedPort();
     base = `http://127.0.0.1:${listen}`;
 
     // The example as shipped, with this run's ports: nginx's own listen port and the two processes'.
