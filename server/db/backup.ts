@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { failedPrecondition, invalidArgument } from '../lib/app-error.js';
 import { providerOf, sqlitePath } from './adapter.js';
-import { migrationsDirFor, readMigrationsList } from './migration-engine.js';
+import { sqliteRecordedMigrations } from './migrate.js';
+import { shippedMigrations } from './migration-engine.js';
 
 /**
  * Backups of the embedded SQLite database (operator CLI `backup` and
@@ -91,7 +92,7 @@ export function restoreDatabase(databaseUrl: string, file: string, opensWithKey:
   if (!existsSync(source)) throw invalidArgument(`${file} does not exist`);
   const { migrations, probe } = inspectBackup(source, file);
 
-  const known = readMigrationsList(migrationsDirFor('sqlite')).migrationDirectories.map((m) => m.path);
+  const known = shippedMigrations('sqlite');
   const unknown = migrations.filter((name) => !known.includes(name));
   if (unknown.length > 0) throw failedPrecondition(`${file} was taken by a newer version (its migration ${unknown[0]} is unknown to this one): restore it with that version`);
   const refusal = opensWithKey(probe);
@@ -130,11 +131,9 @@ function inspectBackup(path: string, file: string): { migrations: string[]; prob
       throw invalidArgument(`${file} is not a SQLite database (${(error as Error).message})`);
     }
     if (check !== 'ok') throw invalidArgument(`${file} is damaged (SQLite's quick_check: ${check.split('\n')[0]})`);
+    const migrations = sqliteRecordedMigrations(db);
+    if (migrations === undefined) throw invalidArgument(`${file} is not a backup of this service's database (it has no migration history)`);
     const table = (name: string) => db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
-    if (!table('_prisma_migrations')) throw invalidArgument(`${file} is not a backup of this service's database (it has no migration history)`);
-    const migrations = (
-      db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').pluck().all() as string[]
-    ).sort();
     const checkValue = table('ServerMeta') ? (db.prepare(`SELECT value FROM ServerMeta WHERE key = 'masterKeyCheck'`).pluck().get() as string | undefined) : undefined;
     const legacyToken = table('AuthToken') ? (db.prepare('SELECT tokenSealed FROM AuthToken LIMIT 1').pluck().get() as string | undefined) : undefined;
     return { migrations, probe: { check: checkValue, legacyToken } };

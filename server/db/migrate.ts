@@ -89,16 +89,26 @@ function sqliteUpToDate(databaseUrl: string, migrations: string[]): boolean {
   if (!existsSync(path)) return false;
   const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
-    const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'`).get();
-    if (!table) return false;
-    const rows = db
-      .prepare('SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
-      .all() as { name: string }[];
-    const done = new Set(rows.map((row) => row.name));
-    return migrations.every((name) => done.has(name));
+    return allRecorded(sqliteRecordedMigrations(db), migrations);
   } finally {
     db.close();
   }
+}
+
+/** The migrations the history table records as applied: finished and not rolled back (column `name`). */
+export const RECORDED_MIGRATIONS_SQL = 'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
+
+/** The applied migrations of an open SQLite database, or undefined when it has no history table. */
+export function sqliteRecordedMigrations(db: Sqlite.Database): string[] | undefined {
+  const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'`).get();
+  if (!table) return undefined;
+  return (db.prepare(RECORDED_MIGRATIONS_SQL).all() as { name: string }[]).map((row) => row.name);
+}
+
+function allRecorded(recorded: string[] | undefined, migrations: string[]): boolean {
+  if (recorded === undefined) return false;
+  const done = new Set(recorded);
+  return migrations.every((name) => done.has(name));
 }
 
 /** The PostgreSQL side of the no-op check above: one connection, one read of the history table. */
@@ -110,11 +120,8 @@ async function postgresUpToDate(databaseUrl: string, migrations: string[]): Prom
   try {
     const { rows: present } = await client.query<{ table: string | null }>(`SELECT to_regclass('_prisma_migrations')::text AS "table"`);
     if (present[0]?.table == null) return false;
-    const { rows } = await client.query<{ name: string }>(
-      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-    );
-    const done = new Set(rows.map((row) => row.name));
-    return migrations.every((name) => done.has(name));
+    const { rows } = await client.query<{ name: string }>(RECORDED_MIGRATIONS_SQL);
+    return allRecorded(rows.map((row) => row.name), migrations);
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -57,12 +57,7 @@ export function migrationsDirFor(provider: Provider): string {
  */
 export function readMigrationsList(migrationsDir: string): MigrationList {
   const lockPath = join(migrationsDir, 'migration_lock.toml');
-  const names = existsSync(migrationsDir)
-    ? readdirSync(migrationsDir, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => entry.name)
-        .sort()
-    : [];
+  const names = migrationNames(migrationsDir);
   return {
     baseDir: migrationsDir,
     lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
@@ -78,6 +73,21 @@ export function readMigrationsList(migrationsDir: string): MigrationList {
     }),
     shadowDbInitScript: '',
   };
+}
+
+/** The migration directory names of a folder, in apply order (a missing folder has none). */
+function migrationNames(migrationsDir: string): string[] {
+  return existsSync(migrationsDir)
+    ? readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort()
+    : [];
+}
+
+/** The names of the migrations this version ships for a provider, in apply order, without reading their SQL. */
+export function shippedMigrations(provider: Provider): string[] {
+  return migrationNames(migrationsDirFor(provider));
 }
 
 /** The list cut after the migration named `last` (all of it when undefined); an unknown name throws. */

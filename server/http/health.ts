@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Db } from '../db/client.js';
-import { migrationsDirFor, readMigrationsList } from '../db/migration-engine.js';
+import { RECORDED_MIGRATIONS_SQL } from '../db/migrate.js';
+import { shippedMigrations } from '../db/migration-engine.js';
 import type { Provider } from '../db/adapter.js';
 import { untracked } from './logging.js';
 
@@ -19,7 +20,7 @@ const READY_TIMEOUT_MS = 2000;
  * messages stay within the process). `degraded` tells the operator.
  */
 export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?: () => Promise<boolean> }): Router {
-  const expected = readMigrationsList(migrationsDirFor(options.provider)).migrationDirectories.map((d) => d.path);
+  const expected = shippedMigrations(options.provider);
   const router = Router();
   // Probes are not in the access log nor in the request metrics.
   router.get('/healthz', (_req, res) => {
@@ -69,9 +70,7 @@ export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?:
 }
 
 async function appliedMigrations(db: Db): Promise<Set<string>> {
-  const rows = await db.$queryRawUnsafe<{ name: string }[]>(
-    'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-  );
+  const rows = await db.$queryRawUnsafe<{ name: string }[]>(RECORDED_MIGRATIONS_SQL);
   return new Set(rows.map((row) => row.name));
 }
 
