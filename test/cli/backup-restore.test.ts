@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.js';
 import { loadConfig } from '../../server/config.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { captureLogger } from '../helpers/log-capture.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { codeBlocks } from '../readme/readme.js';
+import { ROOT, codeBlocks, runScript } from '../readme/readme.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
 /**
@@ -17,9 +15,6 @@ import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials
  * on embedded SQLite: an online snapshot taken while writes are in flight,
  * restored into a new place, opened by a server with the same master key.
  */
-
-const execFileAsync = promisify(execFile);
-const ROOT = new URL('../..', import.meta.url).pathname;
 
 const GUIDE = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
 
@@ -30,15 +25,19 @@ function guideBlock(info: string): string {
   return blocks[0]!;
 }
 
-/** A block of the guide run as an operator pastes it, in its own process, from the project directory. */
-async function runBlock(block: string, env: NodeJS.ProcessEnv, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', block], { cwd, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+/**
+ * The environment of a server on a restored database elsewhere (a new
+ * machine): the backed-up server's master key, given as COLLAB_MASTER_KEY.
+ */
+function restoredEnv(from: TestServer, databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    JOB_POLL_INTERVAL_MS: '0',
+    DATABASE_URL: databaseUrl,
+    COLLAB_DATA_DIR: dataDir,
+    COLLAB_MASTER_KEY: readFileSync(join(from.env.COLLAB_DATA_DIR!, 'master.key'), 'utf8').trim(),
+  };
 }
 
 async function organizationIds(url: string, ws: WorkspaceCredentials, ids: string[]): Promise<string[]> {
@@ -87,12 +86,12 @@ describe.skipIf(postgresUrl)('backup and restore on SQLite', () => {
     };
     const writers = [writer(), writer()];
     let beforeBackup: string[];
-    let backup: Awaited<ReturnType<typeof runBlock>>;
+    let backup: Awaited<ReturnType<typeof runScript>>;
     let duringBackup: number;
     try {
       while (acked.length < 40) await new Promise((resolve) => setTimeout(resolve, 10));
       beforeBackup = [...acked];
-      backup = await runBlock(guideBlock('sqlite-backup-test'), { ...server.env, BACKUP_DIR: backupDir });
+      backup = await runScript(guideBlock('sqlite-backup-test'), { ...server.env, BACKUP_DIR: backupDir });
       duringBackup = acked.length - beforeBackup.length;
     } finally {
       writing = false;
@@ -109,15 +108,8 @@ describe.skipIf(postgresUrl)('backup and restore on SQLite', () => {
 
     // Restored into a new place, as on a new machine that has the master key.
     const restoredDir = mkdtempSync(join(dir, 'restored-'));
-    const env = {
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      JOB_POLL_INTERVAL_MS: '0',
-      DATABASE_URL: `file:${join(restoredDir, 'collab.db')}`,
-      COLLAB_DATA_DIR: restoredDir,
-      COLLAB_MASTER_KEY: readFileSync(join(server.env.COLLAB_DATA_DIR!, 'master.key'), 'utf8').trim(),
-    };
-    const restore = await runBlock(guideBlock('sqlite-restore-test'), { ...env, BACKUP_DIR: backupDir });
+    const env = restoredEnv(server, `file:${join(restoredDir, 'collab.db')}`, restoredDir);
+    const restore = await runScript(guideBlock('sqlite-restore-test'), { ...env, BACKUP_DIR: backupDir });
     expect(restore.stderr).toBe('');
     expect(restore.code).toBe(0);
     expect(JSON.parse(restore.stdout)).toMatchObject({ provider: 'sqlite', restoredFrom: file, previous: null, pendingMigrations: [] });
@@ -206,19 +198,12 @@ describe.skipIf(!postgresUrl)("the operator guide's pg_dump and pg_restore comma
       for (const organizationId of ids) expect((await server.post('/v2/organizations/add', { data: { organizationId } }, appHeaders(ws))).status).toBe(200);
 
       // Dumped while the server runs; restored into an empty database.
-      const dump = await runBlock(guideBlock('pg-backup-test'), { DATABASE_URL: server.env.DATABASE_URL }, dir);
+      const dump = await runScript(guideBlock('pg-backup-test'), { DATABASE_URL: server.env.DATABASE_URL }, dir);
       expect([dump.code, dump.stderr]).toEqual([0, '']);
-      const restore = await runBlock(guideBlock('pg-restore-test'), { DATABASE_URL: target.url }, dir);
+      const restore = await runScript(guideBlock('pg-restore-test'), { DATABASE_URL: target.url }, dir);
       expect([restore.code, restore.stderr]).toEqual([0, '']);
 
-      const env = {
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        JOB_POLL_INTERVAL_MS: '0',
-        DATABASE_URL: target.url,
-        COLLAB_DATA_DIR: target.dataDir,
-        COLLAB_MASTER_KEY: readFileSync(join(server.env.COLLAB_DATA_DIR!, 'master.key'), 'utf8').trim(),
-      };
+      const env = restoredEnv(server, target.url, target.dataDir);
       expect(JSON.parse((await runCli(['db', 'status'], env)).stdout)).toMatchObject({ upToDate: true });
       restored = await startServer(loadConfig(env), { logger: captureLogger() });
       expect((await fetch(`${restored.url}/readyz`)).status).toBe(200);

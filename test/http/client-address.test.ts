@@ -1,6 +1,6 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { postFrom } from '../helpers/post-from.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 
 /**
@@ -14,22 +14,9 @@ const PATH = '/v2/workspace/activityconfig/get';
 const LIMIT = '3';
 const WRONG = { 'x-service-api-key': 'ak_wrong', 'x-service-auth-token': 'at_wrong' };
 
-/** POSTs from a loopback address of its own (Linux routes all of 127/8 to the server's 127.0.0.1). */
-function postFrom(server: TestServer, localAddress: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(PATH, server.url), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...headers } });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.end('{"data":{}}');
-  });
-}
-
 async function statuses(server: TestServer, count: number, from: string, headers: (i: number) => Record<string, string>): Promise<number[]> {
   const out: number[] = [];
-  for (let i = 0; i < count; i++) out.push(await postFrom(server, from, headers(i)));
+  for (let i = 0; i < count; i++) out.push(await postFrom(server.url, PATH, from, headers(i)));
   return out;
 }
 

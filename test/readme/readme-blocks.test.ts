@@ -1,13 +1,11 @@
 // The README's tested shell blocks (info string `sh readme-test`), run in
 // document order as one script against a real server on a temp database, the
 // way a reader pastes them: the quick start and the examples cannot rot.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closedPort } from '../helpers/closed-port.js';
 import { recordSecretsIn } from '../helpers/log-capture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { README, ROOT, codeBlocks } from './readme.js';
+import { README, codeBlocks, runScript } from './readme.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,23 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-
-/** Runs a bash script in its own process group, ending the whole group (background processes too) when bash exits. */
-async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // The group is empty already.
-  }
-  return { code, stdout, stderr };
-}
 
 /** Each line of the output that is JSON, parsed. */
 function jsonLines(output: string): any[] {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -38,4 +40,25 @@ export function tableRows(text: string): string[][] {
 /** The `code` spans of a cell. */
 export function codeSpans(cell: string): string[] {
   return [...cell.matchAll(/`([^`]+)`/g)].map(([, code]) => code!);
+}
+
+/**
+ * Runs a documented shell block as a reader pastes it: bash with -euo
+ * pipefail, from the repository root unless `cwd` says otherwise, in its own
+ * process group, ending the whole group (background processes too) when
+ * bash exits.
+ */
+export async function runScript(script: string, env: NodeJS.ProcessEnv, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // The group is empty already.
+  }
+  return { code, stdout, stderr };
 }

@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postFrom } from '../helpers/post-from.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -32,24 +32,8 @@ describe.skipIf(!redisUrl)('rate limits through Redis (REDIS_URL)', () => {
     const localAddress = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
     const statuses: number[] = [];
     for (const [i, server] of [one, two, one, two].entries()) {
-      statuses.push(await failedAuthFrom(localAddress, server.url, `ak_fake${i}`));
+      statuses.push(await postFrom(server.url, '/v2/workspace/activityconfig/get', localAddress, { 'x-service-api-key': `ak_fake${i}`, 'x-service-auth-token': 'at_fake' }));
     }
     expect(statuses).toEqual([403, 403, 403, 429]);
   });
 });
-
-function failedAuthFrom(localAddress: string, url: string, apiKey: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL('/v2/workspace/activityconfig/get', url), {
-      method: 'POST',
-      localAddress,
-      headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey, 'x-service-auth-token': 'at_fake' },
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.end('{"data":{}}');
-  });
-}

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { loadConfig } from '../../server/config.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { eventually } from '../helpers/eventually.js';
 import { closedPort } from '../helpers/closed-port.js';
+import { postFrom as postFromAddress } from '../helpers/post-from.js';
 import { captureLogger } from '../helpers/log-capture.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { ROOT } from '../readme/readme.js';
@@ -90,17 +90,7 @@ describe.skipIf(!NGINX)('the nginx example in front of two server processes', ()
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A POST to nginx from a loopback address of its own, as a distinct client. */
-  const postFrom = (localAddress: string, headers: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(new URL(PATH, base), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...headers } });
-      req.on('error', reject);
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.end('{"data":{}}');
-    });
+  const postFrom = (localAddress: string, headers: Record<string, string>) => postFromAddress(base, PATH, localAddress, headers);
   const post = (headers: Record<string, string>) =>
     fetch(`${base}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"data":{}}' }).then((r) => r.status);
 
