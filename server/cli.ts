@@ -7,12 +7,14 @@ import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
 import { repoRoot } from './db/migration-engine.js';
 import { openMigratedDatabase } from './db/startup.js';
+import type { Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';
 import { createDemo } from './demo/create-demo.js';
 import { createLogger } from './http/logging.js';
 import { systemClock } from './lib/clock.js';
 import { AppError } from './lib/app-error.js';
-import { keyRefusal, openVerifiedSealer } from './lib/master-key.js';
+import { keyRefusal, loadMasterKey, openVerifiedSealer, parseKeyText, replaceKeyFile } from './lib/master-key.js';
+import { graceFor, rotateMasterKey } from './platform/master-key-rotation.js';
 import { startupErrorLine } from './lib/startup-error.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_TTL_MS } from './platform/read-cache.js';
@@ -28,11 +30,20 @@ class UsageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
 
+interface CommandContext {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  db: Db;
+  uow: UnitOfWork;
+  /** A line of progress for the operator (stderr), for a command that runs for a while. */
+  progress(line: string): void;
+}
+
 interface Command {
   summary: string;
   usage: string;
   flags: string[];
-  run(services: Services, flags: Flags, context: { config: Config; uow: UnitOfWork }): Promise<unknown>;
+  run(services: Services, flags: Flags, context: CommandContext): Promise<unknown>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -85,6 +96,23 @@ const COMMANDS: Record<string, Command> = {
     run: async ({ accounts, signingKeys }, f) => {
       const { apiKey } = await accounts.getWorkspace(need(f, 'api-key'));
       return signingKeys.rotate(apiKey.id);
+    },
+  },
+  'master-key rotate': {
+    summary:
+      'Seals every stored secret again with a new master key (from --new-key-file or COLLAB_NEW_MASTER_KEY) while the servers keep serving; resumable. Then restart each server with the new key.',
+    usage: 'master-key rotate [--new-key-file FILE]',
+    flags: ['new-key-file'],
+    run: async (services, f, { config, env, db, uow, progress }) => {
+      const next = newMasterKey(f['new-key-file'], env.COLLAB_NEW_MASTER_KEY);
+      const current = loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
+      const result = await rotateMasterKey(
+        { db, uow, clock: systemClock, columns: services.sealedColumns, graceMs: graceFor(config.masterKeyRefreshMs), progress },
+        { current, next },
+      );
+      // With no COLLAB_MASTER_KEY the key file is the key: it becomes the new one once the database has.
+      const keyFile = config.masterKey === undefined || config.masterKey === '' ? replaceKeyFile(config.dataDir, next) : undefined;
+      return { ...result, ...(keyFile ? { keyFile } : {}) };
     },
   },
   demo: {
@@ -177,7 +205,7 @@ export interface CliResult {
 }
 
 /** Runs one CLI invocation; separated from process I/O so tests can call it in-process. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env, options: { progress?: (line: string) => void } = {}): Promise<CliResult> {
   const meta = answerMeta(argv);
   if (meta) return meta;
   try {
@@ -209,9 +237,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       const fanout = config.redisUrl ? redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
       try {
         const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock, fanout });
-        const result = success(await command.run(services, flags, { config, uow: database.uow }));
+        const progressLines: string[] = [];
+        const progress = options.progress ?? ((line: string) => progressLines.push(line));
+        const result = success(await command.run(services, flags, { config, env, db: database.db, uow: database.uow, progress }));
+        if (progressLines.length > 0) result.stderr = progressLines.map((line) => `${line}\n`).join('');
         await fanout?.close();
-        if (unsent) result.stderr = `warning: could not reach REDIS_URL; running servers see this change within ${DEFAULT_TTL_MS / 1000} s\n`;
+        if (unsent) result.stderr += `warning: could not reach REDIS_URL; running servers see this change within ${DEFAULT_TTL_MS / 1000} s\n`;
         return result;
       } finally {
         await fanout?.close();
@@ -273,6 +304,22 @@ function baseUrlOf(flag: string | undefined, config: Config): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
+/** The key `master-key rotate` moves to: from a file, or else from COLLAB_NEW_MASTER_KEY; never both. */
+function newMasterKey(file: string | undefined, envValue: string | undefined): Buffer {
+  if (file !== undefined && envValue !== undefined && envValue !== '') throw new UsageError('give the new key once: --new-key-file or COLLAB_NEW_MASTER_KEY, not both');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new UsageError(`--new-key-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    return parseKeyText(text, `the new key file ${file}`);
+  }
+  if (envValue === undefined || envValue === '') throw new UsageError('the new key is required: --new-key-file FILE or COLLAB_NEW_MASTER_KEY');
+  return parseKeyText(envValue.trim(), 'COLLAB_NEW_MASTER_KEY');
+}
+
 function bool(value: string, name: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
@@ -280,7 +327,8 @@ function bool(value: string, name: string): boolean {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await runCli(process.argv.slice(2));
+  // Progress goes out as it happens: a rotation waits for the servers for a while.
+  const result = await runCli(process.argv.slice(2), process.env, { progress: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   process.exitCode = result.code;

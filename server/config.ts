@@ -19,6 +19,8 @@ export interface Config {
   /** Where the embedded defaults live: the SQLite file's directory, or ./data. */
   dataDir: string;
   masterKey: string | undefined;
+  /** How often a running server reads the master-key state, so that it follows a rotation (lib/master-key.ts). */
+  masterKeyRefreshMs: number;
   redisUrl: string | undefined;
   bodyLimitBytes: number;
   allowPrivateUrls: boolean;
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: intFrom(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 86_400_000),
     dataDir: env.COLLAB_DATA_DIR || (provider === 'sqlite' ? dirname(sqlitePath(databaseUrl)) : './data'),
     masterKey: env.COLLAB_MASTER_KEY,
+    masterKeyRefreshMs: intFrom(env, 'MASTER_KEY_REFRESH_MS', 10_000, 100, 3_600_000),
     redisUrl: env.REDIS_URL || undefined,
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1),
     allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',

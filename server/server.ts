@@ -10,7 +10,8 @@ import { answerClientError } from './http/client-error.js';
 import { createLogger } from './http/logging.js';
 import { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { openVerifiedSealer } from './lib/master-key.js';
+import type { Sealer } from './lib/crypto.js';
+import { openVerifiedSealer, watchMasterKey } from './lib/master-key.js';
 import { createMetrics } from './platform/metrics.js';
 import { localFanout, redisFanout, type Fanout } from './platform/fanout.js';
 import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
@@ -55,11 +56,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   let server: Server | undefined;
   let services: Services;
+  let sealer: Sealer;
   let fanout: Fanout | undefined;
   let presenceDirectory: PresenceDirectory | undefined;
   try {
     const clock = options.overrides?.clock ?? systemClock;
-    const sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, clock);
+    sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, clock);
     redis = config.redisUrl
       ? await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'))
       : undefined;
@@ -113,6 +115,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   ready.jobs.start();
   ready.webhookDispatcher.start();
   ready.eventRetention.start();
+  const keyWatch = watchMasterKey(
+    database.db,
+    sealer,
+    config.masterKeyRefreshMs,
+    (sealsWithNewKey) => logger.info(sealsWithNewKey ? 'master key rotation: sealing with the new key' : 'master key rotation: opening values under either key'),
+    (error) => logger.warn({ err: error }, 'master key state unreadable: keys unchanged until the next try'),
+  );
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -140,6 +149,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await ready.realtime.close();
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
+        keyWatch.stop();
         await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop(), ready.eventRetention.stop()]);
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();

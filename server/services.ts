@@ -149,6 +149,7 @@ export function createServices(deps: CoreDeps) {
     for (const source of module.userData ?? []) owned.addUserDataSource(source);
     for (const { types, name, fn } of module.projections ?? []) events.project(types, name, fn);
   }
+  const sealedColumns = modules.flatMap((module) => module.sealed ?? []);
 
   // Gauges read at scrape time, each from the module that owns the state.
   metrics.watch(
@@ -170,6 +171,8 @@ export function createServices(deps: CoreDeps) {
     eventRetention,
     jobs,
     owned,
+    /** Every column holding values sealed with the master key: what `master-key rotate` seals again. */
+    sealedColumns,
     /**
      * Forgets every credential, feature flag and setting this process has cached, as a change
      * announced by another process would. For a writer that bypasses the services and cannot

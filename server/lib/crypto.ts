@@ -37,35 +37,87 @@ const SEAL_VERSION = 'v1';
  * AES-256-GCM authenticated encryption for secrets that must be returned or
  * used later (auth tokens, provider keys, signing keys). Output:
  * `v1.<iv>.<ciphertext+tag>`, base64url. A tampered value fails to open.
+ *
+ * A sealer holds one key to seal with and the keys it opens with: while the
+ * master key is rotated (master-key-rotation.ts) it opens values under the
+ * old key and the new one. The format names no key, so that a server of the
+ * previous version still opens what this one seals; a value under another
+ * key fails its tag check, which costs one AES-GCM pass.
  */
 export class Sealer {
-  readonly #key: Buffer;
+  #sealKey: Buffer;
+  #openKeys: Buffer[];
+  /** Derived keys stay with the key the process started with: they are never stored. */
+  readonly #startKey: Buffer;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the master key must be 32 bytes');
-    this.#key = key;
+    this.#sealKey = key;
+    this.#openKeys = [key];
+    this.#startKey = key;
+  }
+
+  /** Seals with `seal` from now on and opens with it and `others`; every holder of this sealer sees the change at once. */
+  useKeys(seal: Buffer, others: readonly Buffer[]): void {
+    this.#sealKey = seal;
+    this.#openKeys = [seal, ...others.filter((key) => !key.equals(seal))].filter((key, i, all) => all.findIndex((k) => k.equals(key)) === i);
+  }
+
+  /** The key it seals with, and every key it opens with (the sealing key first). */
+  keys(): { seal: Buffer; open: readonly Buffer[] } {
+    return { seal: this.#sealKey, open: [...this.#openKeys] };
   }
 
   /** A subkey for another purpose (e.g. page-token MACs), so one master key never serves two algorithms. */
   deriveKey(purpose: string): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `collab-backend:${purpose}`, 32));
+    return Buffer.from(hkdfSync('sha256', this.#startKey, Buffer.alloc(0), `collab-backend:${purpose}`, 32));
   }
 
   seal(plaintext: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    return `${SEAL_VERSION}.${iv.toString('base64url')}.${body.toString('base64url')}`;
+    return sealWith(this.#sealKey, plaintext);
   }
 
   open(sealed: string): string {
-    const [version, ivText, bodyText] = sealed.split('.');
-    if (version !== SEAL_VERSION || !ivText || !bodyText) throw new Error('not a sealed value');
-    const body = Buffer.from(bodyText, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(ivText, 'base64url'));
-    decipher.setAuthTag(body.subarray(body.length - 16));
-    return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
+    let failure: unknown;
+    for (const key of this.#openKeys) {
+      try {
+        return openWith(key, sealed);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
   }
+
+  /**
+   * A stored value to keep: itself when the sealing key opens it, otherwise
+   * opened and sealed again under that key, so that a ciphertext copied
+   * forward (an unchanged secret) never carries a retired key along.
+   */
+  current(sealed: string): string {
+    try {
+      openWith(this.#sealKey, sealed);
+      return sealed;
+    } catch {
+      return this.seal(this.open(sealed));
+    }
+  }
+}
+
+function sealWith(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `${SEAL_VERSION}.${iv.toString('base64url')}.${body.toString('base64url')}`;
+}
+
+function openWith(key: Buffer, sealed: string): string {
+  const [version, ivText, bodyText] = sealed.split('.');
+  if (version !== SEAL_VERSION || !ivText || !bodyText) throw new Error('not a sealed value');
+  const body = Buffer.from(bodyText, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
+  decipher.setAuthTag(body.subarray(body.length - 16));
+  return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
 }
 
 /** HMAC-SHA256, base64url: integrity tags for opaque tokens we hand out. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -54,31 +54,112 @@ function keyFilePath(dataDir: string): string {
 }
 
 function parseKey(text: string, file: string | undefined): Buffer {
+  return parseKeyText(text, file ? `the key file ${file} (used when COLLAB_MASTER_KEY is unset)` : 'COLLAB_MASTER_KEY');
+}
+
+/** A 32-byte key written as 64 hex characters or base64; `source` names where it came from in the error. */
+export function parseKeyText(text: string, source: string): Buffer {
   const candidates = [/^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null, Buffer.from(text, 'base64')];
   const key = candidates.find((k) => k !== null && k.length === 32);
-  if (!key) {
-    throw new MasterKeyError(`${file ? `the key file ${file} (used when COLLAB_MASTER_KEY is unset)` : 'COLLAB_MASTER_KEY'} must hold 32 bytes, as 64 hex characters or base64`);
-  }
+  if (!key) throw new MasterKeyError(`${source} must hold 32 bytes, as 64 hex characters or base64`);
   return key;
 }
 
-const CHECK_KEY = 'masterKeyCheck';
-const CHECK_TEXT = 'collab-backend master key check v1';
+/** Replaces the key file with `key` (mode 0600), atomically: a crash leaves the old file or the new one. */
+export function replaceKeyFile(dataDir: string, key: Buffer): string {
+  const path = keyFilePath(dataDir);
+  const partial = `${path}.partial`;
+  writeFileSync(partial, `${key.toString('base64')}\n`, { mode: 0o600 });
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
+  return path;
+}
+
+export const CHECK_KEY = 'masterKeyCheck';
+export const CHECK_TEXT = 'collab-backend master key check v1';
+/** The ServerMeta row of a master-key rotation under way (master-key-rotation.ts). */
+export const ROTATION_KEY = 'masterKeyRotation';
+
+/**
+ * A rotation under way, as ServerMeta keeps it: each key sealed under the
+ * other, so that a server holding either one learns the other. `announce`:
+ * servers open with both and still seal with the old one; `reseal`: they
+ * seal with the new one while the stored values are sealed again.
+ */
+export interface RotationRecord {
+  /** The new key (base64), sealed under the old one. */
+  next: string;
+  /** The old key (base64), sealed under the new one. */
+  previous: string;
+  phase: 'announce' | 'reseal';
+  /** When the phase began, Unix ms. */
+  since: number;
+}
+
+function parseRotation(value: string | undefined): RotationRecord | undefined {
+  return value === undefined ? undefined : (JSON.parse(value) as RotationRecord);
+}
+
+/** The key sealed in `sealed` under `key`, or undefined when `key` does not open it. */
+function keyOpenedBy(key: Buffer, sealed: string): Buffer | undefined {
+  const sealer = new Sealer(key);
+  if (!opens(sealer, sealed)) return undefined;
+  return Buffer.from(sealer.open(sealed), 'base64');
+}
+
+/**
+ * The keys a server holding `known` seals and opens with, given the
+ * database's check value and rotation record; undefined when none of them
+ * is the database's key (nor, during a rotation, the key it rotates to).
+ */
+export function resolveKeys(known: readonly Buffer[], check: string, rotation: RotationRecord | undefined): { seal: Buffer; open: Buffer[] } | undefined {
+  if (rotation) {
+    let old: Buffer | undefined;
+    let next: Buffer | undefined;
+    for (const key of known) {
+      next = keyOpenedBy(key, rotation.next);
+      if (next) {
+        old = key;
+        break;
+      }
+    }
+    for (const key of next ? [] : known) {
+      old = keyOpenedBy(key, rotation.previous);
+      if (old) {
+        next = key;
+        break;
+      }
+    }
+    if (old && next) return { seal: rotation.phase === 'reseal' ? next : old, open: [next, old, ...known] };
+  }
+  const current = known.find((key) => opens(new Sealer(key), check, CHECK_TEXT));
+  return current ? { seal: current, open: [current, ...known] } : undefined;
+}
+
+/** The check value and the rotation record under way, if any. */
+export async function readKeyState(db: Db): Promise<{ check: string | undefined; rotation: RotationRecord | undefined }> {
+  const rows = await db.serverMeta.findMany({ where: { key: { in: [CHECK_KEY, ROTATION_KEY] } } });
+  const value = (key: string) => rows.find((row) => row.key === key)?.value;
+  return { check: value(CHECK_KEY), rotation: parseRotation(value(ROTATION_KEY)) };
+}
 
 /**
  * The sealer for a database, after proving the key is the one the database
  * was set up with: the first start seals a known text into ServerMeta, every
- * later start (server or CLI) must open it. A database from before the check
- * existed is proven against one of its sealed auth tokens instead.
+ * later start (server or CLI) must open it, or be the key a rotation under
+ * way moves to. A database from before the check existed is proven against
+ * one of its sealed auth tokens instead.
  */
 export async function openVerifiedSealer(db: Db, source: KeySource, clock: Clock): Promise<Sealer> {
-  const stored = await db.serverMeta.findUnique({ where: { key: CHECK_KEY } });
+  const { check, rotation } = await readKeyState(db);
   const hint = `set COLLAB_MASTER_KEY to the key this database was set up with (or restore ${keyFilePath(source.dataDir)})`;
-  if (stored) {
+  if (check !== undefined) {
     const key = findMasterKey(source);
     if (!key) throw new MasterKeyError(`COLLAB_MASTER_KEY is not set and ${keyFilePath(source.dataDir)} does not exist, but this database holds secrets sealed with a master key: ${hint}`);
+    const keys = resolveKeys([key], check, rotation);
+    if (!keys) throw new MasterKeyError(`COLLAB_MASTER_KEY is not the master key of this database: ${hint}`);
     const sealer = new Sealer(key);
-    if (!opens(sealer, stored.value, CHECK_TEXT)) throw new MasterKeyError(`COLLAB_MASTER_KEY is not the master key of this database: ${hint}`);
+    sealer.useKeys(keys.seal, keys.open);
     return sealer;
   }
   const sealer = new Sealer(loadMasterKey(source));
@@ -92,6 +173,39 @@ export async function openVerifiedSealer(db: Db, source: KeySource, clock: Clock
     return openVerifiedSealer(db, source, clock);
   }
   return sealer;
+}
+
+/**
+ * Keeps a running server's sealer in step with a rotation: every
+ * `intervalMs` it reads the check value and the rotation record and
+ * switches the keys the sealer seals and opens with. A failed read is
+ * retried at the next tick, with the keys unchanged.
+ */
+export function watchMasterKey(db: Db, sealer: Sealer, intervalMs: number, onChange: (sealsWithNewKey: boolean) => void, onError: (error: unknown) => void): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      try {
+        const { check, rotation } = await readKeyState(db);
+        if (check === undefined) return;
+        const before = sealer.keys();
+        const keys = resolveKeys(before.open, check, rotation);
+        if (!keys) return;
+        const changed = !keys.seal.equals(before.seal) || keys.open.some((key) => !before.open.some((k) => k.equals(key)));
+        if (!changed) return;
+        sealer.useKeys(keys.seal, keys.open);
+        onChange(!keys.seal.equals(before.seal));
+      } catch (error) {
+        onError(error);
+      } finally {
+        running = false;
+      }
+    })();
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /**
@@ -110,7 +224,8 @@ export function keyRefusal(source: KeySource, sealed: { check: string | undefine
   return ok ? undefined : 'it was sealed with another master key; set COLLAB_MASTER_KEY to the key of the database the backup was taken from';
 }
 
-function opens(sealer: Sealer, sealed: string, expected?: string): boolean {
+/** Whether `sealer` opens `sealed` (to `expected`, when given). */
+export function opens(sealer: Sealer, sealed: string, expected?: string): boolean {
   try {
     const text = sealer.open(sealed);
     return expected === undefined || text === expected;

@@ -13,6 +13,7 @@ import type { Jobs } from './jobs.js';
 import type { Metrics } from './metrics.js';
 import type { OwnedDataRegistry, OwnedData, UserDataSource } from './owned-data.js';
 import type { ReadCache } from './read-cache.js';
+import type { SealedColumn } from './sealed-columns.js';
 
 /** The platform pieces the composition root builds before any domain module, and hands to each. */
 export interface Platform {
@@ -62,4 +63,6 @@ export interface DomainModule<S extends object = object, Shared extends object =
   ownedData?: readonly OwnedData[];
   userData?: readonly UserDataSource[];
   projections?: readonly Projection[];
+  /** The columns holding values sealed with the master key, for a master-key rotation to seal again. */
+  sealed?: readonly SealedColumn[];
 }

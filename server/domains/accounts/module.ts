@@ -17,5 +17,10 @@ export function accountsModule(p: Platform) {
       // The signing keys: a user token's audience is its application's API key digest.
       applicationDigests: { keyDigestOf: repo.keyDigestOf, apiKeyIdOfDigest: repo.apiKeyIdOfDigest },
     },
+    sealed: [
+      { table: 'ApiKey', key: ['id'], column: 'keySealed' },
+      { table: 'AuthToken', key: ['id'], column: 'tokenSealed' },
+      { table: 'AiProviderKey', key: ['apiKeyId', 'provider'], column: 'keySealed' },
+    ],
   } satisfies DomainModule;
 }

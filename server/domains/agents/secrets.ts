@@ -102,9 +102,36 @@ export function createAgentSecrets(sealer: Sealer) {
 
     /** The configuration as stored: each secret sealed, or its stored ciphertext when it is unchanged. */
     seal(plain: Config, sealedOf: ReadonlyMap<string, string> = new Map()): Config {
-      return mapSecrets(plain, { secret: (secret) => sealedOf.get(leafKey(secret)) ?? sealLeaf(secret) });
+      return mapSecrets(plain, {
+        secret(secret) {
+          const stored = sealedOf.get(leafKey(secret));
+          // Kept under the sealing key: a rotation may be under way.
+          return stored === undefined ? sealLeaf(secret) : resealStoredLeaf(stored, (sealed) => sealer.current(sealed));
+        },
+      });
     },
   };
 }
 
 export type AgentSecrets = ReturnType<typeof createAgentSecrets>;
+
+/** A stored leaf with its sealed value passed through `reseal`, its type prefix kept; a leaf in clear as it is. */
+function resealStoredLeaf(leaf: string, reseal: (sealed: string) => string): string {
+  const match = SEALED_LEAF.exec(leaf);
+  if (match === null) return leaf;
+  const next = reseal(match[2]!);
+  return match[1] === undefined ? next : `${match[1]}:${next}`;
+}
+
+/** A stored configuration (JSON text) with each sealed leaf passed through `reseal`; the same text when none changes. */
+export function resealStoredConfig(stored: string, reseal: (sealed: string) => string): string {
+  let changed = false;
+  const config = mapSecrets(JSON.parse(stored) as Config, {
+    secret(leaf) {
+      const next = typeof leaf === 'string' ? resealStoredLeaf(leaf, reseal) : leaf;
+      changed ||= next !== leaf;
+      return next;
+    },
+  });
+  return changed ? JSON.stringify(config) : stored;
+}

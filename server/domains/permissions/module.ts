@@ -22,5 +22,5 @@ export function permissionsModule(
     signingKeys,
     nowSeconds: () => nowSeconds(p.clock),
   });
-  return { services: { permissions, signingKeys } } satisfies DomainModule;
+  return { services: { permissions, signingKeys }, sealed: [{ table: 'SigningKey', key: ['kid'], column: 'privateJwkSealed' }] } satisfies DomainModule;
 }

@@ -56,5 +56,9 @@ export function webhooksModule(p: Platform, deps: { settings: SettingsRepo; acco
     services: { webhookSettings, webhookDispatcher, webhookEndpoints, webhookHistory },
     ownedData: [webhooksOwnedData(messagesRepo)],
     projections: [projection('*', 'webhooks', messages.projection)],
+    sealed: [
+      { table: 'WebhookEndpoint', key: ['id'], column: 'secretSealed' },
+      { table: 'WebhookEndpoint', key: ['id'], column: 'previousSecretSealed' },
+    ],
   } satisfies DomainModule;
 }

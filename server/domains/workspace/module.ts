@@ -1,7 +1,7 @@
 import type { DomainModule, Platform } from '../../platform/module.js';
 import { createPermissionProviderClient } from '../permission-provider/client.js';
 import { createSettingsRepo } from './repo.js';
-import { createWorkspaceConfigService } from './service.js';
+import { createWorkspaceConfigService, resealStoredSetting } from './service.js';
 
 /**
  * Workspace configuration (activity, email, permission provider, advanced
@@ -19,5 +19,9 @@ export function workspaceModule(p: Platform) {
     onPermissionProviderChange: (apiKeyId) => provider.invalidate(apiKeyId),
   });
   // The webhooks domain keeps its settings beside the others (webhooks/settings.ts).
-  return { services: { workspaceConfig }, shared: { provider, settings } } satisfies DomainModule;
+  return {
+    services: { workspaceConfig },
+    shared: { provider, settings },
+    sealed: [{ table: 'Setting', key: ['apiKeyId', 'kind'], column: 'value', leaves: resealStoredSetting }],
+  } satisfies DomainModule;
 }

@@ -97,6 +97,8 @@ export function createWorkspaceConfigService(deps: {
 }) {
   const { repo, sealer } = deps;
   const open = (sealed: string) => (sealed === '' ? '' : sealer.open(sealed));
+  /** A stored secret written again unchanged: under the sealing key (a rotation may be under way). */
+  const kept = (sealed: string) => (sealed === '' ? '' : sealer.current(sealed));
 
   async function storedEmailConfig(apiKeyId: string): Promise<StoredEmailConfig> {
     const stored = await repo.get<unknown>(apiKeyId, 'email');
@@ -149,10 +151,10 @@ export function createWorkspaceConfigService(deps: {
 
   /** The stored key after a request: unchanged when not sent or sent back masked, removed by "", else the new key sealed. */
   function sealedKeyAfter(storedSealed: string, sent: string | undefined): string {
-    if (sent === undefined) return storedSealed;
+    if (sent === undefined) return kept(storedSealed);
     if (sent === '') return '';
     if (sent.startsWith(MASKED_KEY_PREFIX)) {
-      if (storedSealed !== '' && sent === maskedKey(open(storedSealed))) return storedSealed;
+      if (storedSealed !== '' && sent === maskedKey(open(storedSealed))) return kept(storedSealed);
       throw invalidArgument(`data.emailServiceConfig.apiKey: a masked key (${MASKED_KEY_PREFIX}…) is accepted only as the stored key's own mask; send the provider's key`);
     }
     return sealer.seal(sent);
@@ -190,7 +192,7 @@ export function createWorkspaceConfigService(deps: {
             ? update.permissionProviderConfig.authToken === ''
               ? ''
               : sealer.seal(update.permissionProviderConfig.authToken)
-            : (stored?.authTokenSealed ?? ''),
+            : kept(stored?.authTokenSealed ?? ''),
       };
       if (next.usePermissionProvider && next.permissionProviderUrl === '') {
         throw invalidArgument('data.permissionProviderConfig.permissionProviderUrl is required to turn the permission provider on');
@@ -246,3 +248,26 @@ export function createWorkspaceConfigService(deps: {
 }
 
 export type WorkspaceConfigService = ReturnType<typeof createWorkspaceConfigService>;
+
+/**
+ * A stored setting (JSON text) with each sealed field (a `…Sealed` string,
+ * StoredEmailConfig and StoredPermissionProvider) passed through `reseal`;
+ * the same text when none changes. For a master-key rotation.
+ */
+export function resealStoredSetting(stored: string, reseal: (sealed: string) => string): string {
+  let changed = false;
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, field]) => {
+        if (!key.endsWith('Sealed') || typeof field !== 'string' || field === '') return [key, walk(field)];
+        const next = reseal(field);
+        changed ||= next !== field;
+        return [key, next];
+      }),
+    );
+  };
+  const next = walk(JSON.parse(stored));
+  return changed ? JSON.stringify(next) : stored;
+}

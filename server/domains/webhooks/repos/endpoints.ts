@@ -174,10 +174,11 @@ export function createWebhookEndpointsRepo(db: Db) {
     },
 
     /** Compare-and-set of the signing secret: false when it is no longer `expected` (another rotation came first). */
-    async replaceSecret(endpointId: string, change: { expected: string; next: string; previousUntil: number; at: number }): Promise<boolean> {
+    /** `expected` is the stored secret as read; `previous` what to keep of it (the same secret, perhaps sealed again). */
+    async replaceSecret(endpointId: string, change: { expected: string; previous: string; next: string; previousUntil: number; at: number }): Promise<boolean> {
       const { count } = await db.webhookEndpoint.updateMany({
         where: { id: endpointId, secretSealed: change.expected },
-        data: { secretSealed: change.next, previousSecretSealed: change.expected, previousSecretUntil: BigInt(change.previousUntil), updatedAt: BigInt(change.at) },
+        data: { secretSealed: change.next, previousSecretSealed: change.previous, previousSecretUntil: BigInt(change.previousUntil), updatedAt: BigInt(change.at) },
       });
       return count === 1;
     },

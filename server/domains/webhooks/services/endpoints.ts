@@ -140,7 +140,9 @@ export function createWebhookEndpoints(deps: {
         const current = await sealedSecret(apiKeyId, endpointId);
         const now = clock.nowMs();
         // Compare-and-set on the secret read: of two rotations at once, the second keeps the first's secret as its previous one.
-        if (await repo.replaceSecret(endpointId, { expected: current, next: sealer.seal(secret), previousUntil: now + PREVIOUS_SECRET_MS, at: now })) return { endpointId, secret };
+        // The previous secret is kept under the sealing key: a master-key rotation may be under way.
+        const change = { expected: current, previous: sealer.current(current), next: sealer.seal(secret) };
+        if (await repo.replaceSecret(endpointId, { ...change, previousUntil: now + PREVIOUS_SECRET_MS, at: now })) return { endpointId, secret };
       }
     },
     async sendTest(apiKeyId: string, input: DataOf<typeof sendWebhookTestEvent>) {
