@@ -154,7 +154,7 @@ export const USAGE = Object.values(ALL_COMMANDS).map((c) => `  ${c.usage}`).join
 const HELP = [
   'usage: npm run --silent cli -- <command> [flags]',
   '',
-  'Operator commands against the database of DATABASE_URL (see the README).',
+  'Operator commands against the database of DATABASE_URL (see docs/operations.md).',
   'Each prints one JSON object on stdout; errors are one line on stderr.',
   'Exit codes: 0 success, 1 failure, 2 bad arguments.',
   '',

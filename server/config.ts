@@ -58,7 +58,7 @@ export interface Config {
   };
 }
 
-/** Outbound webhook delivery (see server/domains/webhooks/dispatcher.ts and the README). */
+/** Outbound webhook delivery (see server/domains/webhooks/dispatcher.ts and docs/webhooks.md). */
 export interface WebhookConfig {
   /** The retry schedule's delays are multiplied by this (1 = the documented schedule; tests and staging use less). */
   retryScale: number;
@@ -74,7 +74,7 @@ export interface WebhookConfig {
   retentionDays: number;
 }
 
-/** Sending email notifications (see server/domains/email and the README's Email delivery). */
+/** Sending email notifications (see server/domains/email and docs/decisions.md, Email notifications). */
 export interface EmailConfig {
   /** The SMTP relay of types `default` and `custom` (smtp:// or smtps://, credentials in the URL); unset: such email fails its job, with that reason. */
   smtpUrl: string | undefined;
@@ -85,7 +85,7 @@ export interface EmailConfig {
 }
 
 /**
- * Ask AI (see server/domains/ai and the README's AI section). The base URLs
+ * Ask AI (see server/domains/ai and docs/decisions.md, Ask AI). The base URLs
  * are set by the operator, so trusted like EMAIL_PROVIDER_BASE_URL: no
  * private-address guard (tests and self-hosted gateways are local); a
  * caller only ever chooses the model name, never where the request goes.
@@ -105,7 +105,7 @@ export interface AiConfig {
 
 /**
  * Socket limits so slow or stalled clients cannot hold connections forever
- * (see the README's Configuration table).
+ * (see the configuration table of docs/operations.md).
  */
 export interface HttpTimeouts {
   /** All request headers must arrive within this. */

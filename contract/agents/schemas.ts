@@ -84,7 +84,7 @@ const ZContextGathering = z
     strategyOptions: z
       .object({
         'rest-api': ZOpen.optional().describe(
-          'Required when `strategies` includes `rest-api`. Secrets: every string, number and boolean inside its `auth` and `headers`, and inside any key (at any depth) named like a secret (`token`, `apiKey`, `password`, …: see the README); stored encrypted, read back as `__redacted__`. A URL with credentials (`user:password@`) elsewhere in it is INVALID_ARGUMENT.',
+          'Required when `strategies` includes `rest-api`. Secrets: every string, number and boolean inside its `auth` and `headers`, and inside any key (at any depth) named like a secret (`token`, `apiKey`, `password`, …: see docs/decisions.md in the repository); stored encrypted, read back as `__redacted__`. A URL with credentials (`user:password@`) elsewhere in it is INVALID_ARGUMENT.',
         ),
       })
       .catchall(z.unknown())

@@ -97,7 +97,7 @@ export const getCommentAnnotations = operation({
   summary: 'Get Comment Annotations',
   description: [
     `Threads of one document (\`documentId\`, NOT_FOUND when it does not exist) or of up to ${MAX_FILTER_VALUES} documents (\`documentIds\`; unknown ones have no threads); give one of the two. Filters (each optional, combined with AND): \`annotationIds\`, \`locationIds\`, \`statusIds\` (status values).`,
-    '`userId`: only threads the user is involved in (opened it, assigned to it, wrote or is mentioned in one of its comments), and the read is made FOR that user: threads of documents the user cannot read are left out, and so is a thread whose `context` the user\'s access fields on its document do not match (feature-level access context).',
+    '`userId`: only threads the user is involved in (opened it, assigned to it, wrote or is mentioned in one of its comments), and the read is made FOR that user: threads of documents the user cannot read are left out, and so is a thread whose `context` the user\'s access fields on its document do not match (feature-level access context). Paging skips what the user may not see, so pages stay full and each thread comes once.',
     'Ordered by creation time and annotationId, newest first (`order: asc` for oldest first); keyset-paged by an opaque pageToken (null on the last page), so a page costs the same wherever it is and threads added while paging are never skipped or repeated. Unknown organization: NOT_FOUND.',
   ].join(' '),
   data: z

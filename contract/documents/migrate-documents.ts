@@ -8,7 +8,7 @@ export const migrateDocuments = operation({
   path: '/v2/organizations/documents/migrate',
   summary: 'Migrate Documents',
   description: [
-    'Gives a document a new ID, as a background job: the document, its grants and everything keyed to it (comment threads, comments, reactions, notifications, activity, recordings, events) move to `newDocumentId`; afterwards `documentId` is unknown.',
+    'Gives a document a new ID, as a background job: the document, its grants and everything keyed to it (comment threads, comments, reactions, notifications, activity, recordings, collaborative data, live state, presence, judgments, events) move to `newDocumentId`; afterwards `documentId` is unknown.',
     'NOT_FOUND for an unknown organization or document; ALREADY_EXISTS when `newDocumentId` is taken; INVALID_ARGUMENT when it equals `documentId`.',
     'The job checks the new ID again when it runs: if a document took it meanwhile, the migration fails with that reason and nothing moves.',
     'Follow it with Migrate Documents Status.',

@@ -101,7 +101,7 @@ export const getPresence = operation({
   path: '/v2/presence/get',
   summary: 'Get Presence',
   description:
-    'Who is present on a document, one entry per user, ordered by userId: the entries set through the API (`source: "api"`) and the users connected over WebSocket to any editor of the document on any server process (`source: "connection"`, with the awareness state of their client). A user with both appears once, as the API entry. Connections on other processes are seen through Redis (REDIS_URL) and may lag (see the README). NOT_FOUND for an unknown organization or document.',
+    'Who is present on a document, one entry per user, ordered by userId: the entries set through the API (`source: "api"`) and the users connected over WebSocket to any editor of the document on any server process (`source: "connection"`, with the awareness state of their client). A user with both appears once, as the API entry. Connections on other processes are seen through Redis (REDIS_URL) with an awareness state up to about a second old; a crashed process\'s users stay listed for up to 45 seconds (docs/realtime.md in the repository). NOT_FOUND for an unknown organization or document.',
   data: z.object({ organizationId: ZId, documentId: ZId }).strict(),
   result: resultOf(z.array(ZPresenceEntry)),
   example: {

@@ -12,7 +12,7 @@ export const MAX_TAG_LENGTH = 64;
 export const DECIDED_AT_FUTURE_SLACK_MS = 60_000;
 /** 9999-12-31T23:59:59.999Z: the contract's bound; the service refuses anything past now + 1 minute. */
 export const MAX_TIMESTAMP_MS = 253_402_300_799_999;
-/** Judgments one application may hold: Suggest Decision searches them in memory (see the README). */
+/** Judgments one application may hold: Suggest Decision searches them in memory (docs/decisions.md, The search index). */
 export const MAX_JUDGMENTS_PER_APPLICATION = 100_000;
 /** Distinct words of one judgment that are searchable (the first ones, subject then reason then tags); later ones are not. */
 export const MAX_TERMS_PER_JUDGMENT = 256;

@@ -31,7 +31,7 @@ export type TSuggestionScope = z.infer<typeof ZSuggestionScope>;
 /** The Suggestion resource of the specification. */
 const suggestion = z.object({
   recommendation: ZDecision,
-  confidence: z.number().min(0).max(1).describe('In [0, 1], three decimals: the side\'s weighted share times an evidence-saturation factor (see the README).'),
+  confidence: z.number().min(0).max(1).describe('In [0, 1], three decimals: the side\'s weighted share times an evidence-saturation factor (docs/decisions.md in the repository).'),
   basedOn: z.number().int().describe('Judgments on this side among those used.'),
   scope: ZSuggestionScope.describe('Where the evidence came from: the narrowest scope with enough relevant judgments.'),
   scopeLabel: z.string().describe('The scope in words, e.g. `this document`.'),

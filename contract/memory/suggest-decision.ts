@@ -26,7 +26,7 @@ export const suggestDecision = operation({
   description: [
     'Recommends approve or reject from the past judgments most relevant to `query` (full-text BM25 over subject, reason and tags), within the narrowest scope that holds at least 3 relevant ones: the document, then the organization, then the whole workspace.',
     'Each of the 50 most relevant judgments of that scope weighs its relevance times a recency decay (half-life 180 days); the heavier side is `primary`, and the other side is `conflict` when its share of the weight is at least 0.35 (else null). Both are null when no judgment matches.',
-    'Unlike other operations, `result` is `{primary, conflict}` without `status` or `message`. The same judgments and query give the same answer. The exact formula is in the README. INVALID_ARGUMENT for a blank query or documentId without organizationId.',
+    'Unlike other operations, `result` is `{primary, conflict}` without `status` or `message`. The same judgments and query give the same answer. The exact formula is in docs/decisions.md of the repository. INVALID_ARGUMENT for a blank query or documentId without organizationId.',
   ].join(' '),
   data: ZSuggestDecisionData,
   result: z.object({

@@ -15,7 +15,7 @@ export const addNotification = operation({
   path: '/v2/notifications/add',
   summary: 'Add Notification',
   description:
-    "A custom notification (`notificationSource: custom`) for the users in `notifyUsers` (users or user IDs) and/or, with `notifyAll`, every user who can read the document. Recipients whose effective inbox config is `NONE`, the acting user, and (for a document) users who cannot read it are left out. `{variable}` placeholders of the headline template take their values from `displayHeadlineMessageTemplateData` (strings); `{actionUser}` and `{recipientUser}` are filled by the service. Requires the notifications console toggle (FAILED_PRECONDITION when off). NOT_FOUND for an unknown organization or document; ALREADY_EXISTS for a notificationId that is taken.",
+    "A custom notification (`notificationSource: custom`) for the users in `notifyUsers` (users or user IDs) and/or, with `notifyAll`, every user who can read the document. Recipients whose effective inbox config is `NONE`, the acting user, and (for a document) users who cannot read it are left out. `{variable}` placeholders of the headline template take their values from `displayHeadlineMessageTemplateData` (strings; a placeholder without a value is INVALID_ARGUMENT); `{actionUser}` and `{recipientUser}` are filled by the service. Requires the notifications console toggle (FAILED_PRECONDITION when off). NOT_FOUND for an unknown organization or document; ALREADY_EXISTS for a notificationId that is taken.",
   data: z
     .object({
       organizationId: ZId,

@@ -27,7 +27,7 @@ export const getNotifications = operation({
   path: '/v2/notifications/get',
   summary: 'Get Notifications',
   description:
-    'Notifications of an organization by timestamp (`order` `desc`, the default, or `asc`): those of a document (`documentId`), those a user received (`userId`), or both; optionally at one `locationId` and/or among at most 30 `notificationIds`. Neither `documentId` nor `userId` is INVALID_ARGUMENT. For a user, `displayHeadlineMessageTemplateData.recipientUser` is that user. Paged by an opaque keyset pageToken (null on the last page) that neither skips nor repeats a notification while others are added. Requires the advanced-queries and notifications console toggles (FAILED_PRECONDITION when off). NOT_FOUND for an unknown organization or document.',
+    'Notifications of an organization by timestamp (`order` `desc`, the default, or `asc`): those of a document (`documentId`), those a user received (`userId`), or both; optionally at one `locationId` and/or among at most 30 `notificationIds`. Neither `documentId` nor `userId` is INVALID_ARGUMENT. For a user, `displayHeadlineMessageTemplateData.recipientUser` is that user. A notification without a document (a custom one at organization level) is listed only by `userId`, for its recipients. Paged by an opaque keyset pageToken (null on the last page) that neither skips nor repeats a notification while others are added. Requires the advanced-queries and notifications console toggles (FAILED_PRECONDITION when off). NOT_FOUND for an unknown organization or document.',
   data: ZGetNotificationsData,
   result: pagedResultOf(ZNotification),
   example: {

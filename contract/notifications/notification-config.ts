@@ -70,7 +70,7 @@ export const setNotificationConfig = operation({
   path: '/v2/notifications/config/set',
   summary: 'Set Notification Config',
   description:
-    "Sets the users' notification config on each listed document, or with `documentIds` omitted at organization level as the users' default for every document without its own value. Only the channels given change; the others keep what was stored. Result keyed by user ID; when the organization or a listed document does not exist nothing is stored and every user gets `success: false` naming it. Requires the notifications console toggle (FAILED_PRECONDITION when off).",
+    "Sets the users' notification config on each listed document, or with `documentIds` omitted at organization level as the users' default for every document without its own value. Only the channels given change; the others keep what was stored. Result keyed by user ID (an entry names `documentId` when exactly one document was set); when the organization or a listed document does not exist nothing is stored and every user gets `success: false` naming it. Requires the notifications console toggle (FAILED_PRECONDITION when off).",
   data: z
     .object({
       organizationId: ZId,

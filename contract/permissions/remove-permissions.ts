@@ -5,7 +5,7 @@ export const removePermissions = operation({
   path: '/v2/auth/permissions/remove',
   summary: 'Remove Permissions',
   description:
-    'The inverse of Add Permissions: removes the grants of the user (or user group) on the listed resources. `accessRole` and `expiresAt` are ignored. Removing a grant that does not exist is not an error.',
+    'The inverse of Add Permissions: removes the grants of the user (or user group) on the listed resources, with their access fields. `accessRole`, `expiresAt` and `context` are ignored. Removing a grant that does not exist is not an error.',
   data: ZPermissionsPrincipal,
   result: emptyResult(),
   example: {

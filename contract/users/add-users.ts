@@ -19,7 +19,7 @@ export const addUsers = operation({
   path: '/v2/users/add',
   summary: 'Add Users',
   description:
-    'Adds users to the organization (access to all its documents except `restricted` ones, and its contact list), or with `folderId` to that folder only, or with `documentId` to that document only (and its contact list). Adding at a lower level never adds at the organization level. A missing organization is created; a missing folder or document (without createFolder/createDocument) is reported as `success: false` in every user entry of a successful response, and nothing is written. Each request is one transaction. User profiles are created or updated; `accessRole` (default `editor`) is the role at that level. Result keyed by user ID.',
+    'Adds users to the organization (access to all its documents except `restricted` ones, and its contact list), or with `folderId` to that folder only, or with `documentId` to that document only (and its contact list). Adding at a lower level never adds at the organization level. A missing organization is created; a missing folder or document (without createFolder/createDocument) is reported as `success: false` in every user entry of a successful response, and nothing is written. Each request is one transaction. User profiles are created or updated; `accessRole` is the role at that level (default `editor` for a new member; an existing member keeps their role unless one is sent). Result keyed by user ID.',
   data: ZAddUsersData,
   result: resultOf(ZUserOutcomes),
   example: {

@@ -28,7 +28,7 @@ export const ZUserData = named(
     notifications: z.array(ZUserDataNotification).describe(`Notifications the user received or caused (those caused carry no recipientUser in their template data); at most ${USER_DATA_PAGE_SIZE} per page.`),
     judgments: z
       .array(ZJudgment)
-      .describe(`Judgments the user made as reviewer, in the organization or for the whole workspace; at most ${USER_DATA_PAGE_SIZE} per page.`),
+      .describe(`Judgments the user made as reviewer, in the organization or for the whole workspace, oldest decision first; at most ${USER_DATA_PAGE_SIZE} per page.`),
   }),
 );
 export type TUserData = z.infer<typeof ZUserData>;

@@ -23,7 +23,7 @@ const URL_RULES =
 export const createWebhookEndpoint = operation({
   path: '/v2/workspace/advancedwebhook/endpoints/create',
   summary: 'Create Advanced Webhook Endpoint',
-  description: `Adds an endpoint that receives the application's events, signed with a secret the service generates (see Get Advanced Webhook Endpoint Secret). ${URL_RULES} FAILED_PRECONDITION while advanced webhooks are disabled; ALREADY_EXISTS when another endpoint of the application has the same \`uid\`.`,
+  description: `Adds an endpoint that receives the application's events, signed with a secret the service generates (see Get Advanced Webhook Endpoint Secret; it is never part of the endpoint record). Repeated \`filterTypes\` and \`channels\` entries are kept once. ${URL_RULES} FAILED_PRECONDITION while advanced webhooks are disabled; ALREADY_EXISTS when another endpoint of the application has the same \`uid\`.`,
   data: z
     .object({
       url: ZEndpointUrl,

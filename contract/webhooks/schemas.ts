@@ -96,7 +96,7 @@ export const ZWebhookMessage = named('WebhookMessage', z.object({
   attempts: z.number().int().describe('Tries so far (a resend starts counting again).'),
   nextAttemptAt: z.string().nullable().describe('ISO 8601; null unless pending.'),
   createdAt: z.string().describe('ISO 8601: when the event happened.'),
-  payload: z.record(z.unknown()).describe('The JSON body every delivery of this message sends (see the README for its shape).'),
+  payload: z.record(z.unknown()).describe('The JSON body every delivery of this message sends (docs/webhooks.md in the repository shows its shape).'),
 }));
 
 export const ZWebhookAttempt = named('WebhookAttempt', z.object({

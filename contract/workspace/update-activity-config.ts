@@ -26,7 +26,7 @@ export const updateActivityConfig = operation({
   path: '/v2/workspace/activityconfig/update',
   summary: 'Update Activity Config',
   description:
-    `Changes the activity-log configuration of the calling application by a partial, deep merge: fields not sent keep their stored values, and \`triggers\` is merged feature by feature and action by action (\`{"triggers": {"comment": {"deleted": false}}}\` turns off one trigger and keeps the others). \`isEnabled\` turns the logging of domain events on; a trigger is on unless set to \`false\`. Triggers used: ${ACTIVITY_TRIGGERS_TEXT}. \`immutable: true\` makes Add, Update and Delete Activities FAILED_PRECONDITION (the service keeps logging). Give at least one field (INVALID_ARGUMENT otherwise). Result: the config after the write.`,
+    `Changes the activity-log configuration of the calling application by a partial, deep merge: fields not sent keep their stored values, and \`triggers\` is merged feature by feature and action by action (\`{"triggers": {"comment": {"deleted": false}}}\` turns off one trigger and keeps the others). \`isEnabled\` turns the logging of domain events on; a trigger is on unless set to \`false\`. Triggers used: ${ACTIVITY_TRIGGERS_TEXT}. \`immutable: true\` makes Add, Update and Delete Activities FAILED_PRECONDITION (the service keeps logging). Give at least one field (INVALID_ARGUMENT otherwise). Two concurrent updates both take effect. Result: the config after the write.`,
   data: z
     .object({
       isEnabled: z.boolean().optional(),

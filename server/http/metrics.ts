@@ -29,7 +29,7 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
  * takes `Authorization: Bearer <token>`, compared in constant time (both
  * sides hashed first, so not even the length shows); anything else is
  * UNAUTHENTICATED, never echoing what was sent. Without it the page is open:
- * operators bind or firewall it (see the README).
+ * operators bind or firewall it (docs/operations.md, Metrics and logs).
  */
 export function metricsRoute(metrics: Metrics, token: string | undefined): RequestHandler {
   const expected = token === undefined ? undefined : digest(token);

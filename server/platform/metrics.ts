@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 
 /**
  * The server's Prometheus metrics (served at GET /metrics, see
- * server/http/metrics.ts; every metric is listed in the README's "Metrics and
- * logs"). One registry per server instance, so several servers in one process
+ * server/http/metrics.ts; every metric is listed in docs/operations.md,
+ * "Metrics and logs"). One registry per server instance, so several servers in one process
  * (the tests) never share counters, plus one registry of process metrics per
  * process. Labels take only values from small fixed sets (operation names,
  * statuses, job kinds): never an ID, a URL or anything a caller chooses.

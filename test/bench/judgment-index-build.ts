@@ -3,7 +3,7 @@
  * retained heap, build time and the longest synchronous stretch, at the
  * postings budget with worst-case vocabulary (random words) and with the
  * benchmark's judgments. Run: node --expose-gc --import tsx test/bench/judgment-index-build.ts [random|bench]
- * The README's figures for the search index come from this.
+ * The figures of docs/decisions.md (The search index) come from this.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_TERMS_PER_JUDGMENT, POSTINGS_BUDGET } from '../../contract/memory/add-judgment.js';

@@ -16,7 +16,8 @@ export function explainSkip(file: string): void {
 
 /**
  * What every process of the cluster is started with besides the database: the
- * same Redis and the same master key (as the README's deployment asks), so
+ * same Redis and the same master key (as docs/operations.md, Deploy on
+ * PostgreSQL and Redis, asks), so
  * no process depends on a key file another one wrote.
  */
 export function clusterEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

@@ -7,7 +7,7 @@ import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials
  * IDs are caller-chosen strings and results are JSON objects keyed by them.
  * Names that mean something to JavaScript objects must be ordinary IDs (and
  * their results keyed by exactly them), except `__proto__`, which is refused
- * (see README, Decisions). Every operation of the contract runs here, in an
+ * (docs/decisions.md, Requests and responses). Every operation of the contract runs here, in an
  * order where each one succeeds, with one such name as every ID at once.
  */
 

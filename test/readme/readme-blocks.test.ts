@@ -1,11 +1,14 @@
-// The README's tested shell blocks (info string `sh readme-test`), run in
-// document order as one script against a real server on a temp database, the
-// way a reader pastes them: the quick start and the examples cannot rot.
+// The tested shell blocks (info string `sh readme-test`) of the README and
+// then of the pages of docs/, in the order DOCUMENTS lists them, run as one
+// script against a real server on a temp database, the way a reader pastes
+// them: the quick start and the examples cannot rot.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closedPort } from '../helpers/closed-port.js';
 import { recordSecretsIn } from '../helpers/log-capture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { README, codeBlocks, runScript } from './readme.js';
+import { DOCUMENTS, README, ROOT, codeBlocks, runScript, testedBlocks } from './readme.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -27,14 +30,21 @@ function jsonLines(output: string): any[] {
   });
 }
 
-it('has tested blocks, the first of which defaults BASE for a reader', () => {
+it('runs the README and every page of docs/, the README first', () => {
+  const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  expect(DOCUMENTS[0]).toBe('README.md');
+  expect([...DOCUMENTS.slice(1)].sort()).toEqual(pages.sort());
+});
+
+it('has tested blocks, the first of which (the README\'s quick start) defaults BASE for a reader', () => {
   const blocks = codeBlocks(README, 'sh readme-test');
   expect(blocks.length).toBeGreaterThan(0);
   expect(blocks[0]).toContain('export BASE=${BASE:-http://127.0.0.1:8080}');
+  expect(testedBlocks()[0]).toBe(blocks[0]);
 });
 
-it('runs every tested block in order, and they print what the README says', async () => {
-  const script = codeBlocks(README, 'sh readme-test').join('\n');
+it('runs every tested block in order, and they print what the documents say', async () => {
+  const script = testedBlocks().join('\n');
   const receiverPort = await closedPort();
   const { code, stdout, stderr } = await runScript(script, {
     BASE: server.url,
@@ -44,7 +54,7 @@ it('runs every tested block in order, and they print what the README says', asyn
   });
   // The credentials the blocks print join the suite's scan of the server logs.
   recordSecretsIn(stdout);
-  expect(code, `the README's blocks failed (exit ${code})\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
+  expect(code, `the documents' blocks failed (exit ${code})\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
   const lines = stdout.split('\n');
   const json = jsonLines(stdout);
   const find = (what: string, test: (value: any) => boolean) => {
@@ -99,11 +109,11 @@ it('runs every tested block in order, and they print what the README says', asyn
   expect(lines).toContain('the server has it: "Draft. Typed live by Alice."');
   expect(lines).toContain('Draft. Typed live by Alice.');
 
-  // Error statuses and their HTTP codes.
+  // Error statuses and their HTTP codes (docs/api.md).
   expect(lines).toContain('{"error":{"message":"invalid API key or auth token","status":"PERMISSION_DENIED"}} HTTP 403');
   expect(lines).toContain('{"error":{"message":"unknown field(s) data.pagesize","status":"INVALID_ARGUMENT"}} HTTP 400');
 
-  // Paging: two pages of one user, the second the last.
+  // Paging: two pages of one user, the second the last (docs/api.md).
   const first = find('the first page', (v) => v.result.data[0].userId === 'alice' && typeof v.result.pageToken === 'string');
   expect(first.result.data).toHaveLength(1);
   const last = find('the last page', (v) => v.result.data[0].userId === 'bob' && v.result.pageToken === null);
@@ -111,7 +121,7 @@ it('runs every tested block in order, and they print what the README says', asyn
 }, 300_000);
 
 it('the first block runs again as pasted a second time: each run takes a new workspace', async () => {
-  const { code, stdout, stderr } = await runScript(codeBlocks(README, 'sh readme-test')[0]!, {
+  const { code, stdout, stderr } = await runScript(testedBlocks()[0]!, {
     BASE: server.url,
     DATABASE_URL: server.env.DATABASE_URL,
     COLLAB_DATA_DIR: server.env.COLLAB_DATA_DIR,

@@ -1,6 +1,7 @@
-// Keeps the README's tables equal to the code they describe: the
-// configuration variables, the status of every operation, the operator CLI's
-// commands, the real-time client example, the Node versions, and its links.
+// Keeps the tables of the README and docs/ equal to the code they describe:
+// the configuration variables, the status of every operation, the operator
+// CLI's commands, the real-time client example, the Node versions, the
+// README's length, and the links of every document.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,9 @@ import { USAGE } from '../../server/cli.js';
 import { loadConfig } from '../../server/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { README, ROOT, codeBlocks, codeSpans, section, tableRows } from './readme.js';
+
+/** The README is the front door: what it is, a quick start, install, links. The rest lives in docs/. */
+const README_MAX_LINES = 300;
 
 const VARIABLE = /^[A-Z][A-Z0-9_]+$/;
 
@@ -55,11 +59,22 @@ function contractOperations(): Map<string, string[]> {
 }
 
 describe('Configuration', () => {
-  it('lists every variable the server reads, and only those', () => {
-    const listed = tableRows(section('Configuration')).flatMap(([cell]) => codeSpans(cell!));
+  /** The variables named in the first cell of each row of a section's table. */
+  const variablesOf = (text: string) => tableRows(text).flatMap(([cell]) => codeSpans(cell!));
+
+  it('the operator guide lists every variable the server reads, and only those', () => {
+    const listed = variablesOf(section('Configuration', 'docs/operations.md'));
     expect(listed.every((name) => VARIABLE.test(name)), `not variable names: ${listed.filter((name) => !VARIABLE.test(name)).join(', ')}`).toBe(true);
     expect(new Set(listed).size, 'a variable is listed twice').toBe(listed.length);
     expect([...listed].sort()).toEqual([...variablesRead()].sort());
+  });
+
+  it("the README's summary names only variables the server reads, each once", () => {
+    const summary = variablesOf(section('Configuration', 'README.md'));
+    expect(summary.length).toBeGreaterThan(0);
+    expect(new Set(summary).size, 'a variable is listed twice').toBe(summary.length);
+    const read = variablesRead();
+    expect(summary.filter((name) => !read.has(name))).toEqual([]);
   });
 
   it('finds the variables read outside loadConfig', () => {
@@ -139,12 +154,29 @@ describe('Node versions', () => {
     };
     expect(named('Quick start')).toEqual(expected);
     expect(named('Install and run')).toEqual(expected);
+    // Both are the README's: the front door says which Node to install.
+    expect(section('Quick start', 'README.md')).toBe(section('Quick start'));
+    expect(section('Install and run', 'README.md')).toBe(section('Install and run'));
   });
 
   it('are each tested by .ci/run: the oldest as the machine\'s Node, the others through .ci/test-on-node', () => {
     const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
     const others = [...run.matchAll(/^[^#\n]*\.ci\/test-on-node(?: --[a-z-]+)*((?: \d+)+)$/gm)].flatMap((match) => match[1]!.trim().split(' '));
     expect([ranges[0]![1], ...new Set(others)].sort((a, b) => Number(a) - Number(b))).toEqual(ranges.map((range) => range![1]));
+  });
+});
+
+describe('section()', () => {
+  it('refuses a title no document has, and one several have unless the document is named', () => {
+    expect(() => section('No such section')).toThrow(/no document has a section/);
+    expect(() => section('Configuration')).toThrow(/several documents have a section "## Configuration": README.md, docs\/operations.md/);
+    expect(section('Configuration', 'README.md')).not.toBe(section('Configuration', 'docs/operations.md'));
+  });
+});
+
+describe('README', () => {
+  it(`stays the front door: at most ${README_MAX_LINES} lines`, () => {
+    expect(README.split('\n').length - (README.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(README_MAX_LINES);
   });
 });
 

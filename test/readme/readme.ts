@@ -4,14 +4,65 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-/** The text of a `## title` section, up to the next `## ` heading. */
-export function section(title: string): string {
-  const start = README.indexOf(`\n## ${title}\n`);
-  if (start < 0) throw new Error(`README has no section "## ${title}"`);
-  const end = README.indexOf('\n## ', start + 1);
-  return README.slice(start, end < 0 ? undefined : end);
+/**
+ * The documents, in the order a reader meets them: the README, the front
+ * door, then the pages of docs/. Their tested blocks (`sh readme-test`) run
+ * in this order as one script, so a page's blocks may use what the README's
+ * quick start set up; every page of docs/ must be listed
+ * (test/readme/readme-blocks.test.ts).
+ */
+export const DOCUMENTS = [
+  'README.md',
+  'docs/api.md',
+  'docs/realtime.md',
+  'docs/webhooks.md',
+  'docs/operations.md',
+  'docs/decisions.md',
+  'docs/architecture.md',
+  'docs/testing.md',
+] as const;
+export type Document = (typeof DOCUMENTS)[number];
+
+/** The text of a document, by its path from the repository root. */
+export function readDocument(document: string): string {
+  return readFileSync(join(ROOT, document), 'utf8');
+}
+
+export const README = readDocument('README.md');
+
+/** The text of a `## title` section of one text, up to the next `## ` heading; undefined when it has none. */
+function sectionOf(text: string, title: string): string | undefined {
+  const start = text.indexOf(`\n## ${title}\n`);
+  if (start < 0) return undefined;
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/**
+ * The text of a `## title` section, up to the next `## ` heading: of the
+ * given document, or of the one document (the README or a page of docs/)
+ * that has it. A title that none or several have is an error, so a test
+ * never reads the wrong table after a section moves.
+ */
+export function section(title: string, document?: Document): string {
+  if (document !== undefined) {
+    const found = sectionOf(readDocument(document), title);
+    if (found === undefined) throw new Error(`${document} has no section "## ${title}"`);
+    return found;
+  }
+  const found = DOCUMENTS.flatMap((name) => {
+    const text = sectionOf(readDocument(name), title);
+    return text === undefined ? [] : [{ name, text }];
+  });
+  if (found.length === 0) throw new Error(`no document has a section "## ${title}" (${DOCUMENTS.join(', ')})`);
+  if (found.length > 1) throw new Error(`several documents have a section "## ${title}": ${found.map(({ name }) => name).join(', ')}; name one`);
+  return found[0]!.text;
+}
+
+/** The tested shell blocks (`sh readme-test`) of every document, README first, in the order they run. */
+export function testedBlocks(): string[] {
+  return DOCUMENTS.flatMap((document) => codeBlocks(readDocument(document), 'sh readme-test'));
 }
 
 /** The fenced code blocks of a text whose info string is `info`, in order. */

@@ -1,5 +1,5 @@
 // Suggest Decision's retrieval and scoring on hand-built judgment sets, one
-// branch of the formula (README, Decision memory) at a time, at a fixed time.
+// branch of the formula (docs/decisions.md, Decision memory) at a time, at a fixed time.
 import { describe, expect, it } from 'vitest';
 import { MAX_TERMS_PER_JUDGMENT } from '../../contract/memory/add-judgment.js';
 import { JudgmentIndex, postingsOf, type SearchableJudgment } from '../../server/domains/memory/search-index.js';

@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const DOMAINS = 'server/domains';
 
 /**
- * The shape of a folder in server/domains (README, Layout):
+ * The shape of a folder in server/domains (docs/architecture.md, Domain modules):
  *
  * - A folder that serves operations has module.ts (what services.ts builds),
  *   router.ts (the thin HTTP handlers) and its rules in service.ts, or in

@@ -262,7 +262,7 @@ interface Postings {
  * scored with BM25 per field. Built for this use rather than taken from a
  * general library: at 50,000 judgments a common query matches thousands, and
  * summing into one array of scores costs a fraction of a millisecond where a
- * general index's per-match objects cost several (see the README). Scores
+ * general index's per-match objects cost several (docs/decisions.md). Scores
  * do not depend on the order judgments were added: per judgment they are
  * summed term by term and field by field in query order, and average field
  * lengths are exact integer sums over the count.

@@ -74,7 +74,7 @@ export function createMemoryService(deps: { repo: JudgmentsRepo; indexes: Judgme
       );
     },
 
-    /** Recommends from the judgments most relevant to the query (see suggest.ts and the README). */
+    /** Recommends from the judgments most relevant to the query (see suggest.ts and docs/decisions.md). */
     async suggestDecision(app: Caller, input: DataOf<typeof suggestDecision>): Promise<SuggestResult> {
       const index = await indexes.current(app.apiKeyId);
       if (index === null) return { primary: null, conflict: null };

@@ -4,7 +4,7 @@ import type { Hit, IndexedJudgment } from './search-index.js';
 /**
  * Suggest Decision's scoring: a pure function of the matching judgments, the
  * requested scope and the present, so the same judgments and query always
- * give the same answer. The README (Decision memory) states the formula;
+ * give the same answer. docs/decisions.md (Decision memory) states the formula;
  * these constants are its parameters.
  */
 

@@ -17,7 +17,7 @@ let ws: WorkspaceCredentials;
 let client: Client;
 let appId: string;
 
-/** confidence = share × (1 − e^(−n/5)), three decimals (README, Decision memory). */
+/** confidence = share × (1 − e^(−n/5)), three decimals (docs/decisions.md, Decision memory). */
 const confidence = (share: number, n: number) => Math.round(share * (1 - Math.exp(-n / 5)) * 1000) / 1000;
 
 let counter = 0;

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer, type WorkspaceCredentials } from '../
 let server: TestServer;
 let ws: WorkspaceCredentials;
 let client: Client;
-/** What a client app configures its verifier with: the hex SHA-256 of its API key (see the README). */
+/** What a client app configures its verifier with: the hex SHA-256 of its API key (docs/api.md, User tokens). */
 let audience: string;
 
 beforeAll(async () => {
