@@ -27,9 +27,14 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node --import tsx server/main.ts` with `env` and resolves once it listens. */
-export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+/**
+ * Starts `node --import tsx server/main.ts` with `env` and resolves once it
+ * listens: this checkout's, or with `root` another one's (an older version,
+ * test/helpers/previous-version.ts).
+ */
+export async function spawnServer(env: NodeJS.ProcessEnv, root?: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', root ? join(root, 'server', 'main.ts') : MAIN], {
+    ...(root ? { cwd: root } : {}),
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
