@@ -23,6 +23,7 @@ import { recordSecret, recordSecretsIn } from '../helpers/log-capture.js';
 import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
 import { killServer, processFixture, spawnServer, type ProcessFixture, type ServerProcess } from '../helpers/server-process.js';
 import { verifyDelivery } from '../helpers/webhooks.js';
+import { codeBlocks, readDocument, runScript } from '../readme/readme.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const hexKey = () => randomBytes(32).toString('hex');
@@ -296,4 +297,25 @@ describe('an interrupted rotation', () => {
     expect(await runCli(['master-key', 'rotate', '--new-key-file', '/nonexistent/key'], env)).toMatchObject({ code: 2, stderr: 'error: --new-key-file /nonexistent/key cannot be read (ENOENT)\n' });
     expect(await runCli(['master-key', 'rotate'], { ...env, COLLAB_NEW_MASTER_KEY: 'short' })).toMatchObject({ code: 1, stderr: 'error: COLLAB_NEW_MASTER_KEY must hold 32 bytes, as 64 hex characters or base64\n' });
   });
+});
+
+describe('the operator guide\'s rotation', () => {
+  let fixture: ProcessFixture;
+  const oldKey = hexKey();
+  beforeAll(async () => {
+    fixture = await processFixture({ COLLAB_MASTER_KEY: oldKey, MASTER_KEY_REFRESH_MS: '100' });
+  }, 60_000);
+  afterAll(() => fixture?.close());
+
+  it('runs as written, and leaves the database under the key it wrote', async () => {
+    const [block] = codeBlocks(readDocument('docs/operations.md'), 'sh key-rotation-test');
+    expect(block).toBeDefined();
+    const { code, stdout, stderr } = await runScript(block!, fixture.env);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ rotated: true, unreadable: {} });
+    const newKey = readFileSync(join(fixture.env.COLLAB_DATA_DIR!, 'master.key.new'), 'utf8').trim();
+    expect(await unopenable(fixture, fixture.services.sealedColumns, new Sealer(Buffer.from(newKey, 'hex')))).toEqual([]);
+    const restarted = await runCli(['workspace', 'get', '--api-key', fixture.workspace.apiKey], { ...process.env, ...fixture.env, COLLAB_MASTER_KEY: newKey });
+    expect(restarted.code, restarted.stderr).toBe(0);
+  }, 60_000);
 });
