@@ -42,6 +42,8 @@ export interface AppDeps {
   rateLimitStore?: StoreFactory;
   /** Whether Redis answers a PING in time (REDIS_URL set), for /readyz. */
   redisCheck?: () => Promise<boolean>;
+  /** Why this process may not serve (a master-key rotation it missed), for /readyz. */
+  unready?: () => string | undefined;
 }
 
 /** The Express app with every operation of the contract mounted; no listen. */
@@ -56,7 +58,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpLogger(deps.logger));
   app.use(requestMetrics(deps.services.metrics));
   // Before authentication and the POST-only rule: probes carry no credentials.
-  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl), redisCheck: deps.redisCheck }));
+  app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl), redisCheck: deps.redisCheck, unready: deps.unready }));
   app.use(helmet());
   // The API reference: public GETs like the probes, with its own content security policy.
   app.use(docsRoutes());

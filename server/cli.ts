@@ -106,12 +106,22 @@ const COMMANDS: Record<string, Command> = {
     run: async (services, f, { config, env, db, uow, progress }) => {
       const next = newMasterKey(f['new-key-file'], env.COLLAB_NEW_MASTER_KEY);
       const current = loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
+      // With no COLLAB_MASTER_KEY the key file is the key: it becomes the new one just before the database's
+      // check does (both keys work until then, so a crash in between leaves a rotation to resume).
+      const usesKeyFile = config.masterKey === undefined || config.masterKey === '';
+      let keyFile: string | undefined;
       const result = await rotateMasterKey(
-        { db, uow, clock: systemClock, columns: services.sealedColumns, graceMs: graceFor(config.masterKeyRefreshMs), progress },
+        {
+          db,
+          uow,
+          clock: systemClock,
+          columns: services.sealedColumns,
+          graceMs: graceFor(config.masterKeyRefreshMs),
+          progress,
+          beforeCommit: () => void (keyFile = usesKeyFile ? replaceKeyFile(config.dataDir, next) : undefined),
+        },
         { current, next },
       );
-      // With no COLLAB_MASTER_KEY the key file is the key: it becomes the new one once the database has.
-      const keyFile = config.masterKey === undefined || config.masterKey === '' ? replaceKeyFile(config.dataDir, next) : undefined;
       return { ...result, ...(keyFile ? { keyFile } : {}) };
     },
   },

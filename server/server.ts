@@ -57,11 +57,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let server: Server | undefined;
   let services: Services;
   let sealer: Sealer;
+  let keyWatch: ReturnType<typeof watchMasterKey> | undefined;
   let fanout: Fanout | undefined;
   let presenceDirectory: PresenceDirectory | undefined;
   try {
     const clock = options.overrides?.clock ?? systemClock;
     sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, clock);
+    // From the start: a rotation may be under way, and it waits for this process's acknowledgement.
+    keyWatch = watchMasterKey(database.db, sealer, {
+      intervalMs: config.masterKeyRefreshMs,
+      clock,
+      onChange: (sealsWithNewKey) => logger.info(sealsWithNewKey ? 'master key rotation: sealing with the new key' : 'master key rotation: opening values under either key'),
+      onLost: (message) => logger.error(message),
+      onError: (error) => logger.warn({ err: error }, 'master key state unreadable: keys unchanged until the next try'),
+    });
     redis = config.redisUrl
       ? await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'))
       : undefined;
@@ -80,7 +89,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       presenceDirectory,
       metrics: createMetrics({ processMetrics: true }),
     });
-    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisCheck: redis?.check });
+    const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisCheck: redis?.check, unready: () => sealer.retired() });
 
     server = createServer(
       {
@@ -106,6 +115,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
   } catch (error) {
     // Nothing may outlive a failed start: an open handle would keep the process (or a test worker) alive.
+    keyWatch?.stop();
     await Promise.allSettled([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
     server?.close();
     throw error;
@@ -115,13 +125,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   ready.jobs.start();
   ready.webhookDispatcher.start();
   ready.eventRetention.start();
-  const keyWatch = watchMasterKey(
-    database.db,
-    sealer,
-    config.masterKeyRefreshMs,
-    (sealsWithNewKey) => logger.info(sealsWithNewKey ? 'master key rotation: sealing with the new key' : 'master key rotation: opening values under either key'),
-    (error) => logger.warn({ err: error }, 'master key state unreadable: keys unchanged until the next try'),
-  );
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -149,7 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await ready.realtime.close();
         await httpClosed;
         // The running job finishes (or its lease lapses and another process resumes it).
-        keyWatch.stop();
+        keyWatch?.stop();
         await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop(), ready.eventRetention.stop()]);
         await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();

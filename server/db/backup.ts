@@ -73,6 +73,8 @@ export interface RestoreResult {
 /** The sealed values a restore checks against the configured master key before it replaces anything. */
 export interface SealedProbe {
   check: string | undefined;
+  /** A master-key rotation under way when the backup was taken: either of its keys opens the backup. */
+  rotation: string | undefined;
   /** An auth token, for a database from before the check value existed. */
   legacyToken: string | undefined;
 }
@@ -135,8 +137,9 @@ function inspectBackup(path: string, file: string): { migrations: string[]; prob
     if (migrations === undefined) throw invalidArgument(`${file} is not a backup of this service's database (it has no migration history)`);
     const table = (name: string) => db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
     const checkValue = table('ServerMeta') ? (db.prepare(`SELECT value FROM ServerMeta WHERE key = 'masterKeyCheck'`).pluck().get() as string | undefined) : undefined;
+    const rotation = table('ServerMeta') ? (db.prepare(`SELECT value FROM ServerMeta WHERE key = 'masterKeyRotation'`).pluck().get() as string | undefined) : undefined;
     const legacyToken = table('AuthToken') ? (db.prepare('SELECT tokenSealed FROM AuthToken LIMIT 1').pluck().get() as string | undefined) : undefined;
-    return { migrations, probe: { check: checkValue, legacyToken } };
+    return { migrations, probe: { check: checkValue, rotation, legacyToken } };
   } finally {
     db.close();
   }

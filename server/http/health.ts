@@ -11,7 +11,8 @@ const READY_TIMEOUT_MS = 2000;
 /**
  * `GET /healthz`: the process serves HTTP (liveness). `GET /readyz`: the
  * database answers and every migration this build ships is applied
- * (readiness), else 503. Unauthenticated, outside the POST-only rule, and
+ * (readiness), and the process has not missed a master-key rotation
+ * (lib/master-key.ts), else 503. Unauthenticated, outside the POST-only rule, and
  * cheap: liveness touches nothing, readiness is one indexed read.
  *
  * Redis (REDIS_URL) is reported but does not make the process unready: every
@@ -19,7 +20,7 @@ const READY_TIMEOUT_MS = 2000;
  * while each can serve alone (rate limits count in memory, real-time
  * messages stay within the process). `degraded` tells the operator.
  */
-export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?: () => Promise<boolean> }): Router {
+export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?: () => Promise<boolean>; unready?: () => string | undefined }): Router {
   const expected = shippedMigrations(options.provider);
   const router = Router();
   // Probes are not in the access log nor in the request metrics.
@@ -53,6 +54,8 @@ export function healthRoutes(options: { db: Db; provider: Provider; redisCheck?:
         (applied) => {
           const missing = expected.filter((name) => !applied.has(name));
           const checks = { database: 'ok' as const, ...redis() };
+          const unready = options.unready?.();
+          if (unready !== undefined) return void noStore(res).status(503).json({ status: 'unavailable', reason: unready, checks });
           if (missing.length === 0) return void noStore(res).json({ status: checks.redis === 'unavailable' ? 'degraded' : 'ok', checks });
           noStore(res).status(503).json({ status: 'unavailable', reason: `${missing.length} migration(s) not applied`, checks });
         },

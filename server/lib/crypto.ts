@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from './app-error.js';
 
 /**
  * SHA-256 digest used to look credentials up. API keys and auth tokens are
@@ -49,6 +50,8 @@ export class Sealer {
   #openKeys: Buffer[];
   /** Derived keys stay with the key the process started with: they are never stored. */
   readonly #startKey: Buffer;
+  /** Why this sealer may seal no more (a rotation finished to a key it never learned). */
+  #retired: string | undefined;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the master key must be 32 bytes');
@@ -73,7 +76,19 @@ export class Sealer {
     return Buffer.from(hkdfSync('sha256', this.#startKey, Buffer.alloc(0), `collab-backend:${purpose}`, 32));
   }
 
+  /** Refuses to seal from now on: what it would seal, no server started with the database's key could open. */
+  retire(reason: string): void {
+    this.#retired = reason;
+  }
+
+  /** Why it refuses to seal, if it does. */
+  retired(): string | undefined {
+    return this.#retired;
+  }
+
   seal(plaintext: string): string {
+    // UNAVAILABLE: another process, started with the new key, can serve the request.
+    if (this.#retired !== undefined) throw new AppError('UNAVAILABLE', this.#retired);
     return sealWith(this.#sealKey, plaintext);
   }
 

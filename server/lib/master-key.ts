@@ -100,9 +100,8 @@ function parseRotation(value: string | undefined): RotationRecord | undefined {
   return value === undefined ? undefined : (JSON.parse(value) as RotationRecord);
 }
 
-/** The key sealed in `sealed` under `key`, or undefined when `key` does not open it. */
-function keyOpenedBy(key: Buffer, sealed: string): Buffer | undefined {
-  const sealer = new Sealer(key);
+/** The key sealed in `sealed`, or undefined when `sealer` does not open it. */
+export function keyOpenedBy(sealer: Sealer, sealed: string): Buffer | undefined {
   if (!opens(sealer, sealed)) return undefined;
   return Buffer.from(sealer.open(sealed), 'base64');
 }
@@ -117,14 +116,14 @@ export function resolveKeys(known: readonly Buffer[], check: string, rotation: R
     let old: Buffer | undefined;
     let next: Buffer | undefined;
     for (const key of known) {
-      next = keyOpenedBy(key, rotation.next);
+      next = keyOpenedBy(new Sealer(key), rotation.next);
       if (next) {
         old = key;
         break;
       }
     }
     for (const key of next ? [] : known) {
-      old = keyOpenedBy(key, rotation.previous);
+      old = keyOpenedBy(new Sealer(key), rotation.previous);
       if (old) {
         next = key;
         break;
@@ -175,16 +174,36 @@ export async function openVerifiedSealer(db: Db, source: KeySource, clock: Clock
   return sealer;
 }
 
+/** The ServerMeta rows by which each running server says which rotation phase it applies: `masterKeyAck:<instance>`. */
+export const ACK_PREFIX = 'masterKeyAck:';
+
+/** What a server acknowledges: the phase (and when it began) it applies, and when it last said so. */
+export interface RotationAck {
+  phase: RotationRecord['phase'];
+  since: number;
+  at: number;
+}
+
 /**
- * Keeps a running server's sealer in step with a rotation: every
- * `intervalMs` it reads the check value and the rotation record and
- * switches the keys the sealer seals and opens with. A failed read is
- * retried at the next tick, with the keys unchanged.
+ * Keeps a running server's sealer in step with a rotation: at once and then
+ * every `intervalMs` it reads the check value and the rotation record,
+ * switches the keys the sealer seals and opens with, and, while a rotation
+ * is under way, acknowledges the phase it applies (the rotation waits for
+ * every server that acknowledges). A failed read is retried at the next
+ * tick, with the keys unchanged. A rotation that finished to a key this
+ * server never learned (it could not read the database through both grace
+ * periods) retires the sealer: it seals nothing the others could not open,
+ * and `onLost` says to restart it with the new key.
  */
-export function watchMasterKey(db: Db, sealer: Sealer, intervalMs: number, onChange: (sealsWithNewKey: boolean) => void, onError: (error: unknown) => void): { stop(): void } {
+export function watchMasterKey(
+  db: Db,
+  sealer: Sealer,
+  options: { intervalMs: number; clock: Clock; onChange(sealsWithNewKey: boolean): void; onLost(message: string): void; onError(error: unknown): void },
+): { stop(): void } {
+  const instance = randomBytes(8).toString('hex');
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
+  const tick = () => {
+    if (running || sealer.retired() !== undefined) return;
     running = true;
     void (async () => {
       try {
@@ -192,35 +211,48 @@ export function watchMasterKey(db: Db, sealer: Sealer, intervalMs: number, onCha
         if (check === undefined) return;
         const before = sealer.keys();
         const keys = resolveKeys(before.open, check, rotation);
-        if (!keys) return;
+        if (!keys) {
+          const message = 'the master key was rotated to a key this process never learned: restart it with the new COLLAB_MASTER_KEY';
+          sealer.retire(message);
+          options.onLost(message);
+          return;
+        }
         const changed = !keys.seal.equals(before.seal) || keys.open.some((key) => !before.open.some((k) => k.equals(key)));
-        if (!changed) return;
-        sealer.useKeys(keys.seal, keys.open);
-        onChange(!keys.seal.equals(before.seal));
+        if (changed) {
+          sealer.useKeys(keys.seal, keys.open);
+          options.onChange(!keys.seal.equals(before.seal));
+        }
+        if (rotation) {
+          const ack: RotationAck = { phase: rotation.phase, since: rotation.since, at: options.clock.nowMs() };
+          const key = `${ACK_PREFIX}${instance}`;
+          await db.serverMeta.upsert({ where: { key }, create: { key, value: JSON.stringify(ack), createdAt: BigInt(ack.at) }, update: { value: JSON.stringify(ack) } });
+        }
       } catch (error) {
-        onError(error);
+        options.onError(error);
       } finally {
         running = false;
       }
     })();
-  }, intervalMs);
+  };
+  tick();
+  const timer = setInterval(tick, options.intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
 
 /**
  * Why the configured master key cannot open a database's sealed values (its
- * check value, or before the check existed one auth token), or undefined
+ * check value, which a rotation under way lets either of its keys open; or
+ * before the check existed one auth token), or undefined
  * when it can or there is nothing sealed: `restore` asks before a backup
  * replaces the database. Never creates a key file.
  */
-export function keyRefusal(source: KeySource, sealed: { check: string | undefined; legacyToken: string | undefined }): string | undefined {
+export function keyRefusal(source: KeySource, sealed: { check: string | undefined; rotation: string | undefined; legacyToken: string | undefined }): string | undefined {
   const value = sealed.check ?? sealed.legacyToken;
   if (value === undefined) return undefined;
   const key = findMasterKey(source);
   if (!key) return `COLLAB_MASTER_KEY is not set and ${keyFilePath(source.dataDir)} does not exist; set COLLAB_MASTER_KEY to the key of the database the backup was taken from`;
-  const sealer = new Sealer(key);
-  const ok = sealed.check !== undefined ? opens(sealer, sealed.check, CHECK_TEXT) : opens(sealer, value);
+  const ok = sealed.check !== undefined ? resolveKeys([key], sealed.check, parseRotation(sealed.rotation)) !== undefined : opens(new Sealer(key), value);
   return ok ? undefined : 'it was sealed with another master key; set COLLAB_MASTER_KEY to the key of the database the backup was taken from';
 }
 

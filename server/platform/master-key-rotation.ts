@@ -4,7 +4,7 @@ import type { UnitOfWork } from '../db/unit-of-work.js';
 import { failedPrecondition } from '../lib/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { Sealer } from '../lib/crypto.js';
-import { CHECK_KEY, CHECK_TEXT, MasterKeyError, opens, readKeyState, ROTATION_KEY, type RotationRecord } from '../lib/master-key.js';
+import { ACK_PREFIX, CHECK_KEY, CHECK_TEXT, keyOpenedBy, MasterKeyError, opens, readKeyState, ROTATION_KEY, type RotationAck, type RotationRecord } from '../lib/master-key.js';
 import { columnName, resealColumn, type SealedColumn } from './sealed-columns.js';
 
 /**
@@ -14,21 +14,25 @@ import { columnName, resealColumn, type SealedColumn } from './sealed-columns.js
  *
  * 1. `announce`: a rotation record in ServerMeta holds each key sealed under
  *    the other. Servers read it within MASTER_KEY_REFRESH_MS
- *    (watchMasterKey) and open values under both keys; they still seal
- *    with the old one, which every server can open.
- * 2. After a grace period (two refresh intervals and a second), `reseal`:
- *    servers seal new values with the new key; after another grace period
- *    none seals with the old one any more.
+ *    (watchMasterKey), open values under both keys and acknowledge; they
+ *    still seal with the old one, which every server can open.
+ * 2. After a grace period (two refresh intervals and a second) and once
+ *    every server that acknowledges has acknowledged it, `reseal`: servers
+ *    seal new values with the new key; after another such wait none seals
+ *    with the old one any more.
  * 3. Every sealed column (the modules' DomainModule.sealed) is walked in
  *    batches, each in one transaction, sealing again what the new key does
  *    not open. Passes repeat until one rewrites nothing.
  * 4. In one transaction the check value is sealed with the new key and the
- *    record deleted: from then on a server started with the old key refuses
- *    to start, and nothing stored reveals the new key to the old one.
+ *    record and the acknowledgements are deleted: from then on a server
+ *    started with the old key refuses to start. (The deleted record, the
+ *    new key sealed under the old one, may linger in the database's free
+ *    pages and logs: docs/operations.md says so.)
  *
  * Each step is idempotent, so running the command again after a crash
- * resumes where it stopped: a phase's grace period counts from when the
- * phase began, and a pass skips what the new key already opens.
+ * resumes where it stopped, with either key configured: a phase's grace
+ * period counts from when the phase began, and a pass skips what the new
+ * key already opens.
  */
 
 export interface RotationDeps {
@@ -41,6 +45,8 @@ export interface RotationDeps {
   batchSize?: number;
   sleep?: (ms: number) => Promise<void>;
   progress?: (line: string) => void;
+  /** Runs just before the final commit (the CLI replaces the key file there: either key works until the commit). */
+  beforeCommit?: () => void | Promise<void>;
   /** Test seam: runs after each batch (a crash injected here must leave a resumable rotation). */
   afterBatch?: (column: SealedColumn) => void | Promise<void>;
 }
@@ -64,12 +70,14 @@ export async function rotateMasterKey(deps: RotationDeps, keys: { current: Buffe
   const { db, clock } = deps;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const progress = deps.progress ?? (() => undefined);
-  const [oldSealer, newSealer] = [new Sealer(keys.current), new Sealer(keys.next)];
-  if (keys.current.equals(keys.next)) throw failedPrecondition('the new master key is the one in use: nothing to rotate');
-
   let { check, rotation } = await readKeyState(db);
   if (check === undefined) throw failedPrecondition('this database holds no master-key check yet: start the server once, then rotate');
-  if (opens(newSealer, check, CHECK_TEXT)) return { rotated: false, resealed: {}, unreadable: {}, passes: 0 };
+  const newSealer = new Sealer(keys.next);
+  // Run again once servers have the new key configured: the record still knows the old one.
+  const current = keys.current.equals(keys.next) && rotation ? keyOpenedBy(newSealer, rotation.previous) ?? keys.current : keys.current;
+  const oldSealer = new Sealer(current);
+  if (opens(newSealer, check, CHECK_TEXT) && rotation === undefined) return { rotated: false, resealed: {}, unreadable: {}, passes: 0 };
+  if (current.equals(keys.next)) throw failedPrecondition('the new master key is the one in use: nothing to rotate');
   if (!opens(oldSealer, check, CHECK_TEXT)) {
     throw new MasterKeyError('COLLAB_MASTER_KEY is not the master key of this database: set it to the current key, and give the new one with --new-key-file or COLLAB_NEW_MASTER_KEY');
   }
@@ -77,7 +85,7 @@ export async function rotateMasterKey(deps: RotationDeps, keys: { current: Buffe
   if (rotation === undefined) {
     const record: RotationRecord = {
       next: oldSealer.seal(keys.next.toString('base64')),
-      previous: newSealer.seal(keys.current.toString('base64')),
+      previous: newSealer.seal(current.toString('base64')),
       phase: 'announce',
       since: clock.nowMs(),
     };
@@ -94,12 +102,13 @@ export async function rotateMasterKey(deps: RotationDeps, keys: { current: Buffe
     throw failedPrecondition('a rotation to another master key is under way: run master-key rotate again with that key to finish it');
   }
 
+  const wait = { db, graceMs: deps.graceMs, clock, sleep, progress };
   if (rotation.phase === 'announce') {
-    await waitOut(rotation, 'servers open values under either key', deps.graceMs, clock, sleep, progress);
+    await waitOut(rotation, 'servers open values under either key', wait);
     rotation = { ...rotation, phase: 'reseal', since: clock.nowMs() };
     await db.serverMeta.update({ where: { key: ROTATION_KEY }, data: { value: JSON.stringify(rotation) } });
   }
-  await waitOut(rotation, 'servers seal with the new key', deps.graceMs, clock, sleep, progress);
+  await waitOut(rotation, 'servers seal with the new key', wait);
 
   const resealed: Record<string, number> = Object.create(null) as Record<string, number>;
   let unreadable: Record<string, number> = Object.create(null) as Record<string, number>;
@@ -127,16 +136,43 @@ export async function rotateMasterKey(deps: RotationDeps, keys: { current: Buffe
     }
   }
 
+  await deps.beforeCommit?.();
   await deps.uow.run(async () => {
     await db.serverMeta.update({ where: { key: CHECK_KEY }, data: { value: newSealer.seal(CHECK_TEXT) } });
-    await db.serverMeta.delete({ where: { key: ROTATION_KEY } });
+    // deleteMany: a second rotate that ran beside this one may have committed first.
+    await db.serverMeta.deleteMany({ where: { OR: [{ key: ROTATION_KEY }, { key: { startsWith: ACK_PREFIX } }] } });
   });
   return { rotated: true, resealed: { ...resealed }, unreadable: { ...unreadable }, passes };
 }
 
-async function waitOut(rotation: RotationRecord, what: string, graceMs: number, clock: Clock, sleep: (ms: number) => Promise<void>, progress: (line: string) => void) {
+/**
+ * Waits out a phase's grace period from when the phase began, then until
+ * every server that acknowledges (one that did within a grace period, so
+ * it runs) applies this phase; refuses after ten grace periods more, naming
+ * how many lag (run the command again once they do).
+ */
+async function waitOut(
+  rotation: RotationRecord,
+  what: string,
+  { db, graceMs, clock, sleep, progress }: { db: Db; graceMs: number; clock: Clock; sleep: (ms: number) => Promise<void>; progress: (line: string) => void },
+) {
   const left = rotation.since + graceMs - clock.nowMs();
-  if (left <= 0) return;
-  progress(`${rotation.phase}: waiting ${Math.ceil(left / 1000)} s until every server has read it (${what})`);
-  await sleep(left);
+  if (left > 0) {
+    progress(`${rotation.phase}: waiting ${Math.ceil(left / 1000)} s until every server has read it (${what})`);
+    await sleep(left);
+  }
+  const deadline = clock.nowMs() + 10 * graceMs;
+  for (;;) {
+    const now = clock.nowMs();
+    const acks = await db.serverMeta.findMany({ where: { key: { startsWith: ACK_PREFIX } }, select: { value: true } });
+    const lagging = acks
+      .map((row) => JSON.parse(row.value) as RotationAck)
+      .filter((ack) => ack.at >= now - graceMs && (ack.phase !== rotation.phase || ack.since !== rotation.since));
+    if (lagging.length === 0) return;
+    if (now >= deadline) {
+      throw failedPrecondition(`${lagging.length} running server(s) have not applied the rotation's ${rotation.phase} phase: see their logs, then run master-key rotate again`);
+    }
+    progress(`${rotation.phase}: ${lagging.length} server(s) have not applied it yet`);
+    await sleep(Math.max(100, Math.floor(graceMs / 4)));
+  }
 }

@@ -4,7 +4,7 @@ import type { UnitOfWork } from '../db/unit-of-work.js';
 /**
  * A column that holds values sealed with the master key, as its domain
  * module declares it (DomainModule.sealed), so that a master-key rotation
- * finds every one of them: test/unit/sealed-columns.test.ts holds the
+ * finds every one of them: test/cli/master-key-rotate.test.ts holds the
  * declarations to prisma/models.prisma.
  */
 export interface SealedColumn {

@@ -22,6 +22,7 @@ import { eventually } from '../helpers/eventually.js';
 import { recordSecret, recordSecretsIn } from '../helpers/log-capture.js';
 import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
 import { killServer, processFixture, spawnServer, type ProcessFixture, type ServerProcess } from '../helpers/server-process.js';
+import { appHeaders, startTestServer } from '../helpers/server.js';
 import { verifyDelivery } from '../helpers/webhooks.js';
 import { codeBlocks, readDocument, runScript } from '../readme/readme.js';
 
@@ -88,7 +89,7 @@ describe('master-key rotate while a server runs', () => {
   let hook: { url: string; received: Received[] };
   let ai: { port: number; received: Received[] };
   let keyFile: string;
-  const before = {} as { token: string; endpointId: string; secret: string; agentId: string };
+  const before = {} as { token: string; endpointId: string; secret: string; agentId: string; spareEndpointId: string };
 
   beforeAll(async () => {
     hook = await startReceiver((_req, res) => res.writeHead(204).end(), '/hook');
@@ -118,6 +119,7 @@ describe('master-key rotate while a server runs', () => {
     await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
     const endpoint = (await client.webhooks.createWebhookEndpoint({ url: hook.url })).data;
     before.endpointId = endpoint.id;
+    before.spareEndpointId = (await client.webhooks.createWebhookEndpoint({ url: hook.url })).data.id;
     // A rotated endpoint secret keeps the previous one sealed beside it.
     before.secret = (await client.webhooks.rotateWebhookEndpointSecret({ endpointId: endpoint.id })).data.secret;
     await client.workspace.updateEmailConfig({ emailServiceConfig: { type: 'thirdparty', apiKey: EMAIL_KEY, fromEmail: 'team@example.com' } });
@@ -154,6 +156,9 @@ describe('master-key rotate while a server runs', () => {
         client.ai.askAi({ model: 'gpt-4o-mini', prompt: 'Rewrite.', text: `round ${rounds}` }),
         client.permissions.generateToken({ userId: `u${rounds}`, userProperties: { name: 'U', email: 'u@example.com' }, permissions: { resources: [] } }),
         client.workspace.getEmailConfig(),
+        // Writes that keep a stored secret: the email key, the previous webhook secret.
+        client.workspace.updateEmailConfig({ emailServiceConfig: { fromCompany: `Round ${rounds}` } }),
+        client.webhooks.rotateWebhookEndpointSecret({ endpointId: before.spareEndpointId }),
       ]);
       failures.push(...results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason));
     };
@@ -178,14 +183,18 @@ describe('master-key rotate while a server runs', () => {
     expect(summary).toMatchObject({ rotated: true, unreadable: {} });
     expect(summary.resealed['AuthToken.tokenSealed']).toBeGreaterThan(0);
     expect(summary.resealed['AgentVersion.config']).toBe(1);
-    expect(summary.resealed['Setting.value']).toBe(2);
+    // The email setting may have been sealed again by a request of the rounds already.
+    expect(summary.resealed['Setting.value']).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(/waiting \d+ s until every server has read it/);
     expect(result.stderr).not.toContain(newKey);
 
     // Nothing stored is left under the old key: the new key alone opens all of it.
     expect(await unopenable(fixture, fixture.services.sealedColumns, new Sealer(Buffer.from(newKey, 'hex')))).toEqual([]);
-    // The running server followed: it still serves, and what it seals now opens with the new key.
+    // The running server followed: it still serves, and what it seals now opens with the new key alone.
     expect((await client.webhooks.getWebhookEndpointSecret({ endpointId: created[0]! })).data.secret).toMatch(/^whsec_/);
+    const after = (await client.webhooks.createWebhookEndpoint({ url: hook.url })).data.id;
+    const row = await fixture.database.db.webhookEndpoint.findUniqueOrThrow({ where: { id: after } });
+    expect(new Sealer(Buffer.from(newKey, 'hex')).open(row.secretSealed)).toMatch(/^whsec_/);
     // A process started with the old key refuses, in one line.
     const refused = await runCli(['workspace', 'get', '--api-key', fixture.workspace.apiKey], { ...process.env, ...fixture.env });
     expect(refused.code).toBe(1);
@@ -241,6 +250,12 @@ describe('an interrupted rotation', () => {
   beforeAll(async () => {
     fixture = await processFixture({ COLLAB_MASTER_KEY: oldKey, MASTER_KEY_REFRESH_MS: '100' });
     for (let i = 0; i < 4; i += 1) recordSecretsIn(JSON.stringify(await fixture.services.accounts.createAuthToken(fixture.workspace.apiKey)));
+    // Rows with a two-column key, walked one batch per row.
+    for (const provider of ['openai', 'anthropic', 'gemini']) {
+      const key = `sk-${provider}-${randomBytes(16).toString('hex')}`;
+      recordSecret('provider key', key);
+      await fixture.services.accounts.setAiKey(fixture.workspace.apiKey, provider, key);
+    }
   }, 60_000);
   afterAll(() => fixture?.close());
 
@@ -282,13 +297,27 @@ describe('an interrupted rotation', () => {
     expect(same.stderr).toBe('error: FAILED_PRECONDITION: the new master key is the one in use: nothing to rotate\n');
   });
 
-  it('resumes when run again, and then has nothing left to do', async () => {
-    const resumed = await runCli(['master-key', 'rotate'], { ...process.env, ...fixture.env, COLLAB_NEW_MASTER_KEY: newKey });
+  it('waits for a running server that has not applied the phase, and refuses after ten grace periods', async () => {
+    const ack = { phase: 'announce', since: 0, at: Date.now() + 60_000 };
+    await fixture.database.db.serverMeta.create({ data: { key: 'masterKeyAck:lagging', value: JSON.stringify(ack), createdAt: 0n } });
+    const progress: string[] = [];
+    await expect(rotateMasterKey({ ...deps(), graceMs: 50, progress: (line) => progress.push(line) }, keys(oldKey, newKey))).rejects.toThrow(
+      "1 running server(s) have not applied the rotation's reseal phase: see their logs, then run master-key rotate again",
+    );
+    expect(progress).toContain('reseal: 1 server(s) have not applied it yet');
+    await fixture.database.db.serverMeta.delete({ where: { key: 'masterKeyAck:lagging' } });
+  });
+
+  it('resumes when run again, with the new key configured by now, and then has nothing left to do', async () => {
+    const resumed = await runCli(['master-key', 'rotate'], { ...process.env, ...fixture.env, COLLAB_MASTER_KEY: newKey, COLLAB_NEW_MASTER_KEY: newKey });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ rotated: true, unreadable: {}, passes: 2 });
     expect(await unopenable(fixture, fixture.services.sealedColumns, new Sealer(Buffer.from(newKey, 'hex')))).toEqual([]);
     expect(await fixture.database.db.serverMeta.findUnique({ where: { key: 'masterKeyRotation' } })).toBeNull();
     expect(await rotateMasterKey(deps(), keys(oldKey, newKey))).toEqual({ rotated: false, resealed: {}, unreadable: {}, passes: 0 });
+    const again = await runCli(['master-key', 'rotate'], { ...process.env, ...fixture.env, COLLAB_MASTER_KEY: newKey, COLLAB_NEW_MASTER_KEY: newKey });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ rotated: false, resealed: {}, unreadable: {}, passes: 0 });
   });
 
   it('answers bad arguments with exit 2 and one line', async () => {
@@ -318,4 +347,25 @@ describe('the operator guide\'s rotation', () => {
     const restarted = await runCli(['workspace', 'get', '--api-key', fixture.workspace.apiKey], { ...process.env, ...fixture.env, COLLAB_MASTER_KEY: newKey });
     expect(restarted.code, restarted.stderr).toBe(0);
   }, 60_000);
+});
+
+describe('a server that missed a rotation', () => {
+  it('is not ready, and refuses to seal with UNAVAILABLE', async () => {
+    const server = await startTestServer({ COLLAB_MASTER_KEY: hexKey(), MASTER_KEY_REFRESH_MS: '100', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    try {
+      const ws = await server.workspace();
+      const client = server.client(ws);
+      await client.webhooks.updateAdvancedWebhookConfig({ isEnabled: true });
+      // The rotation finished to a key this process never saw (it could not read the database meanwhile).
+      const elsewhere = new Sealer(randomBytes(32)).seal('collab-backend master key check v1');
+      await server.running.database.db.serverMeta.update({ where: { key: 'masterKeyCheck' }, data: { value: elsewhere } });
+      await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 503, 'readiness to fail');
+      const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { reason: string };
+      expect(ready.reason).toMatch(/restart it with the new COLLAB_MASTER_KEY/);
+      const refused = await server.post('/v2/workspace/advancedwebhook/endpoints/create', { data: { url: 'http://127.0.0.1:9/hook' } }, appHeaders(ws));
+      expect(refused).toMatchObject({ status: 503, body: { error: { status: 'UNAVAILABLE' } } });
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -184,17 +184,9 @@ export function createWorkspaceConfigService(deps: {
 
     async updatePermissionProviderConfig(apiKeyId: string, update: DataOf<typeof updatePermissionProviderConfig>): Promise<TPermissionProviderConfig> {
       const stored = await repo.get<StoredPermissionProvider>(apiKeyId, 'permissionProvider');
-      const next: StoredPermissionProvider = {
-        usePermissionProvider: update.usePermissionProvider ?? stored?.usePermissionProvider ?? false,
-        permissionProviderUrl: update.permissionProviderConfig?.permissionProviderUrl?.trim() ?? stored?.permissionProviderUrl ?? '',
-        authTokenSealed:
-          update.permissionProviderConfig?.authToken !== undefined
-            ? update.permissionProviderConfig.authToken === ''
-              ? ''
-              : sealer.seal(update.permissionProviderConfig.authToken)
-            : kept(stored?.authTokenSealed ?? ''),
-      };
-      if (next.usePermissionProvider && next.permissionProviderUrl === '') {
+      const usePermissionProvider = update.usePermissionProvider ?? stored?.usePermissionProvider ?? false;
+      const permissionProviderUrl = update.permissionProviderConfig?.permissionProviderUrl?.trim() ?? stored?.permissionProviderUrl ?? '';
+      if (usePermissionProvider && permissionProviderUrl === '') {
         throw invalidArgument('data.permissionProviderConfig.permissionProviderUrl is required to turn the permission provider on');
       }
       // Only a new URL is checked: the stored one was checked when it was set, and
@@ -205,6 +197,13 @@ export function createWorkspaceConfigService(deps: {
       if (sentUrl !== undefined && sentUrl !== '' && sentUrl !== stored?.permissionProviderUrl) {
         await assertAllowedUrl(sentUrl, { allowPrivate: deps.allowPrivateUrls, log: deps.log });
       }
+      // Sealed after the lookup, just before the write: a master-key rotation's passes may run meanwhile.
+      const token = update.permissionProviderConfig?.authToken;
+      const next: StoredPermissionProvider = {
+        usePermissionProvider,
+        permissionProviderUrl,
+        authTokenSealed: token !== undefined ? (token === '' ? '' : sealer.seal(token)) : kept(stored?.authTokenSealed ?? ''),
+      };
       await repo.put(apiKeyId, 'permissionProvider', next);
       deps.onPermissionProviderChange?.(apiKeyId);
       return this.permissionProviderConfig(apiKeyId);

@@ -175,7 +175,7 @@ export function createWebhookEndpointsRepo(db: Db) {
 
     /** Compare-and-set of the signing secret: false when it is no longer `expected` (another rotation came first). */
     /** `expected` is the stored secret as read; `previous` what to keep of it (the same secret, perhaps sealed again). */
-    async replaceSecret(endpointId: string, change: { expected: string; previous: string; next: string; previousUntil: number; at: number }): Promise<boolean> {
+    async replaceSecret(endpointId: string, change: { expected: string; previous: string | null; next: string; previousUntil: number; at: number }): Promise<boolean> {
       const { count } = await db.webhookEndpoint.updateMany({
         where: { id: endpointId, secretSealed: change.expected },
         data: { secretSealed: change.next, previousSecretSealed: change.previous, previousSecretUntil: BigInt(change.previousUntil), updatedAt: BigInt(change.at) },

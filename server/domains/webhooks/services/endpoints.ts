@@ -59,6 +59,18 @@ export function createWebhookEndpoints(deps: {
 
   const uidTaken = (uid: string | null | undefined) => alreadyExists(`another webhook endpoint of this application has uid "${uid}"`);
 
+  /**
+   * The stored secret kept as the previous one: under the sealing key (a master-key rotation may be
+   * under way), or none when no key opens it: rotating is how such a secret is replaced.
+   */
+  const keptOrNull = (sealed: string): string | null => {
+    try {
+      return sealer.current(sealed);
+    } catch {
+      return null;
+    }
+  };
+
   return {
     find,
 
@@ -141,7 +153,7 @@ export function createWebhookEndpoints(deps: {
         const now = clock.nowMs();
         // Compare-and-set on the secret read: of two rotations at once, the second keeps the first's secret as its previous one.
         // The previous secret is kept under the sealing key: a master-key rotation may be under way.
-        const change = { expected: current, previous: sealer.current(current), next: sealer.seal(secret) };
+        const change = { expected: current, previous: keptOrNull(current), next: sealer.seal(secret) };
         if (await repo.replaceSecret(endpointId, { ...change, previousUntil: now + PREVIOUS_SECRET_MS, at: now })) return { endpointId, secret };
       }
     },
