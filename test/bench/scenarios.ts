@@ -11,6 +11,7 @@ import { openDatabase } from '../../server/db/client.js';
 import { crdtGetScenario, crdtScenarios } from './crdt.js';
 import { memoryScenarios } from './memory.js';
 import { pagingScenarios } from './paging.js';
+import { sizingScenarios } from './sizing.js';
 import { webhookScenarios } from './webhooks.js';
 
 export interface WorkspaceCredentials {
@@ -371,3 +372,6 @@ scenarios.push(...crdtScenarios);
 
 /** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). Last: they enable webhooks for the workspace while they run. */
 scenarios.push(...webhookScenarios);
+
+/** Sizing of one process for the operator guide: RSS, descriptors and connections idle and under load, requests/s it sustains, disk growth per million events (sizing.ts). Last: it writes tens of thousands of events. */
+scenarios.push(...sizingScenarios);
