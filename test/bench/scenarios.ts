@@ -11,6 +11,7 @@ import { openDatabase } from '../../server/db/client.js';
 import { crdtGetScenario, crdtScenarios } from './crdt.js';
 import { memoryScenarios } from './memory.js';
 import { pagingScenarios } from './paging.js';
+import { sizingScenarios } from './sizing.js';
 import { webhookScenarios } from './webhooks.js';
 
 export interface WorkspaceCredentials {
@@ -369,5 +370,8 @@ scenarios.push(...memoryScenarios);
 /** Collaborative documents: REST Update of a large text, fan-out to 200 clients, memory of 1,000 loaded documents (crdt.ts). */
 scenarios.push(...crdtScenarios);
 
-/** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). Last: they enable webhooks for the workspace while they run. */
+/** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). After the others but sizing: they enable webhooks for the workspace while they run. */
 scenarios.push(...webhookScenarios);
+
+/** Sizing of one process for the operator guide: RSS, descriptors and connections idle and under load, requests/s it sustains, disk growth per million events (sizing.ts). Last: it writes tens of thousands of events and leaves activity logs on. */
+scenarios.push(...sizingScenarios);
