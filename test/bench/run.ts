@@ -13,7 +13,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminQuery } from '../helpers/database.js';
-import { scenarios, type BenchContext, type BenchRequest, type ExtraServer, type Figure, type WorkspaceCredentials } from './scenarios.js';
+import { numberFromEnv, scenarios, type BenchContext, type BenchRequest, type ExtraServer, type Figure, type WorkspaceCredentials } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_ENTRY = join(ROOT, 'dist', 'server', 'main.js');
@@ -135,13 +135,6 @@ async function freshPgDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-function numberFromEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
-  return value;
-}
 
 function log(message: string): void {
   process.stderr.write(`bench: ${message}\n`);

@@ -375,3 +375,12 @@ scenarios.push(...webhookScenarios);
 
 /** Sizing of one process for the operator guide: RSS, descriptors and connections idle and under load, requests/s it sustains, disk growth per million events (sizing.ts). Last: it writes tens of thousands of events and leaves activity logs on. */
 scenarios.push(...sizingScenarios);
+
+/** A numeric knob of the bench from the environment: its default when unset, an error below `min`. */
+export function numberFromEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
+  return value;
+}

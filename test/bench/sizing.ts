@@ -36,15 +36,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import pg from 'pg';
 import { DEFAULT_POOL_SIZE, providerOf, sqlitePath } from '../../server/db/adapter.js';
 import { connectEditor, type LiveEditor } from '../helpers/live-client.js';
-import { serviceHeaders, type BenchContext, type Figure, type Measured, type Scenario } from './scenarios.js';
+import { numberFromEnv, serviceHeaders, type BenchContext, type Figure, type Measured, type Scenario } from './scenarios.js';
 
-function numberFromEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
-  return value;
-}
 
 // The harness's own knobs, read the way run.ts reads them.
 const DURATION_S = numberFromEnv('BENCH_DURATION', 10, 1);

@@ -18,6 +18,7 @@ import { openVerifiedSealer } from '../../server/lib/master-key.js';
 import { rotateMasterKey } from '../../server/platform/master-key-rotation.js';
 import type { SealedColumn } from '../../server/platform/sealed-columns.js';
 import { minimalAgent } from '../http/agents/fixtures.js';
+import { openAiCompletion } from '../http/ai/fake-providers.js';
 import { eventually } from '../helpers/eventually.js';
 import { recordSecret, recordSecretsIn } from '../helpers/log-capture.js';
 import { closeReceivers, startReceiver, type Received } from '../helpers/receiver.js';
@@ -36,14 +37,7 @@ for (const [what, secret] of [['provider key', AI_KEY], ['email provider key', E
   recordSecret(what, secret);
 }
 
-const openAiAnswer = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1_767_225_600,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Rewritten.', refusal: null }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
-});
+const openAiAnswer = JSON.stringify(openAiCompletion('Rewritten.'));
 
 /** Every stored value of the declared sealed columns, as found: each must open with `sealer`. */
 async function unopenable(fixture: ProcessFixture, columns: readonly SealedColumn[], sealer: Sealer): Promise<string[]> {

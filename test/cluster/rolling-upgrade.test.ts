@@ -26,18 +26,17 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.js';
 import { loadConfig } from '../../server/config.js';
-import { providerOf, sqlitePath } from '../../server/db/adapter.js';
+import { providerOf } from '../../server/db/adapter.js';
 import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from '../../server/db/migration-engine.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { stopEveryProcessSections } from '../helpers/changelog.js';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.js';
 import { captureLogger, recordSecretsIn } from '../helpers/log-capture.js';
 import { checkOut, previousCommit, type Checkout } from '../helpers/previous-version.js';
+import { runStatements } from '../helpers/raw-sql.js';
 import { comparable, describeSchema, readRows, type Row, type Schema, type Table } from '../helpers/schema-fill.js';
 import { killServer, spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import type { WorkspaceCredentials } from '../helpers/server.js';
@@ -268,23 +267,7 @@ async function applyNextRelease(url: string, sql: string): Promise<void> {
 
 /** What the next release's processes write: its column, in every row of every table. */
 async function setEverywhere(url: string, tables: string[]): Promise<void> {
-  const statements = tables.map((table) => `UPDATE "${table}" SET "nextReleaseNote" = '${NOTE}'`);
-  if (providerOf(url) === 'sqlite') {
-    const db = new Sqlite(sqlitePath(url), { timeout: 10_000 });
-    try {
-      db.transaction(() => statements.forEach((sql) => db.prepare(sql).run()))();
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
-  } finally {
-    await client.end();
-  }
+  await runStatements(url, tables.map((table) => `UPDATE "${table}" SET "nextReleaseNote" = '${NOTE}'`));
 }
 
 /** The primary key of a row, as one comparable string. */

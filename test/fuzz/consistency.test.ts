@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runStatements } from '../helpers/raw-sql.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { checkConsistency } from './consistency.js';
 
@@ -12,25 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function sql(statement: string): Promise<void> {
-  const url = server.env.DATABASE_URL!;
-  if (url.startsWith('file:')) {
-    const db = new Database(url.slice('file:'.length));
-    try {
-      db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const sql = (statement: string) => runStatements(server.env.DATABASE_URL!, [statement]);
 
 it('finds nothing in a fresh database, then the orphans written into it', async () => {
   expect(await checkConsistency(server.env.DATABASE_URL!)).toEqual([]);

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { contract, type AuthMode, type OperationExample, type OperationMeta } from '../../contract/index.js';
 import { recordSecret } from '../helpers/log-capture.js';
+import { openAiCompletion } from '../http/ai/fake-providers.js';
 import { startReceiver, type Received } from '../helpers/receiver.js';
 import type { TestServer, WorkspaceCredentials } from '../helpers/server.js';
 
@@ -84,14 +85,7 @@ export async function startThirdParties() {
     }
     if (req.path?.endsWith('/chat/completions')) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1_767_225_600,
-          model: 'gpt-4o-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Q3 plan is mostly done.', refusal: null }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
-        }),
+        JSON.stringify(openAiCompletion('Q3 plan is mostly done.')),
       );
       return;
     }

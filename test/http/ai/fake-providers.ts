@@ -46,15 +46,17 @@ export function provider(endpoint: string, seen: Seen[], respond: () => Response
   });
 }
 
-export const openAiAnswer = (content: string | null, extra: Record<string, unknown> = {}) =>
-  HttpResponse.json({
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1_767_225_600,
-    model: 'gpt-4o-mini',
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, ...extra }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
-  });
+/** An OpenAI chat completion whose one choice says `content`: the body a fake provider answers with. */
+export const openAiCompletion = (content: string | null, extra: Record<string, unknown> = {}) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1_767_225_600,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, ...extra }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+});
+
+export const openAiAnswer = (content: string | null, extra: Record<string, unknown> = {}) => HttpResponse.json(openAiCompletion(content, extra));
 
 export const anthropicAnswer = (content: unknown[]) =>
   HttpResponse.json({
