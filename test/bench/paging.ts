@@ -38,7 +38,7 @@ function series(provider: 'sqlite' | 'postgresql', from: number, to: number): { 
  * Writes rows `i` of the table for the given ranges through `insert` (the
  * statement for one range), then refreshes the planner's statistics.
  */
-async function seed(
+export async function seed(
   databaseUrl: string,
   table: string,
   ranges: [number, number][],
@@ -60,7 +60,7 @@ async function seed(
 }
 
 /** The application (API key) ID of the bench workspace, which every row carries. */
-async function apiKeyIdOf(ctx: BenchContext): Promise<string> {
+export async function apiKeyIdOf(ctx: BenchContext): Promise<string> {
   const { apiKey } = await ctx.cli<{ apiKey: { id: string } }>(['workspace', 'get', '--api-key', ctx.workspace.apiKey]);
   return apiKey.id;
 }
@@ -125,11 +125,11 @@ function pagePair(options: {
 const ACTIVITY_ORG = 'bench-act-org';
 const activityId = (i: number) => `act_bench${1_000_000 + i}`;
 
-const activityInsert = (apiKeyId: string) => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => `
+export const activityInsert = (apiKeyId: string, organizationId = ACTIVITY_ORG, idPrefix = 'act_bench') => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => `
   ${n.with}
   INSERT INTO "Activity" ("apiKeyId", "id", "organizationId", "documentId", "featureType", "actionType", "userId", "actionUser",
                           "targetEntityId", "template", "templateData", "timestamp")
-  SELECT ${quote(apiKeyId)}, 'act_bench' || (1000000 + i), ${quote(ACTIVITY_ORG)}, 'bench-doc-' || (i % 100),
+  SELECT ${quote(apiKeyId)}, ${quote(idPrefix)} || (1000000 + i), ${quote(organizationId)}, 'bench-doc-' || (i % 100),
          CASE i % 3 WHEN 0 THEN 'comment' WHEN 1 THEN 'reaction' ELSE 'custom' END, 'comment.add', 'bench-u' || (i % 50),
          '{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"}', 'ann-' || (i % 5000),
          '{{actionUser.name}} commented', '{"actionUser":{"userId":"bench-u' || (i % 50) || '","name":"Bench User ' || (i % 50) || '"},"commentId":"c' || i || '"}',
@@ -172,12 +172,12 @@ const DOCUMENT_ORG = 'bench-docs-org';
 const documentId = (i: number) => `bench-doc-${1_000_000 + i}`;
 
 /** Documents at the top of the organization, one second apart (createdAt in Unix ms, as every table stores time). */
-const documentInsert = (apiKeyId: string) => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
+export const documentInsert = (apiKeyId: string, organizationId = DOCUMENT_ORG) => (_provider: 'sqlite' | 'postgresql', n: { with: string; from: string }) => {
   const at = `(${START_MS} + i * 1000)`;
   return `
   ${n.with}
   INSERT INTO "Document" ("apiKeyId", "organizationId", "id", "name", "folderId", "accessType", "disabled", "createdAt", "updatedAt")
-  SELECT ${quote(apiKeyId)}, ${quote(DOCUMENT_ORG)}, 'bench-doc-' || (1000000 + i), 'Document ' || i, NULL, 'organizationPrivate', false, ${at}, ${at}
+  SELECT ${quote(apiKeyId)}, ${quote(organizationId)}, 'bench-doc-' || (1000000 + i), 'Document ' || i, NULL, 'organizationPrivate', false, ${at}, ${at}
   FROM ${n.from}`;
 };
 

@@ -19,6 +19,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_ENTRY = join(ROOT, 'dist', 'server', 'main.js');
 const CLI_ENTRY = join(ROOT, 'dist', 'server', 'cli.js');
 const BARE_ENTRY = join(ROOT, 'test', 'bench', 'bare-server.mjs');
+const FLOOR_ENTRY = join(ROOT, 'test', 'bench', 'floor-server.mjs');
 const RESULTS_DIR = join(ROOT, 'test', 'bench', 'results');
 const HOST = '127.0.0.1';
 
@@ -61,6 +62,10 @@ interface ScenarioResult extends Measurement {
   ratioToBare: number | null;
   /** p99 latency as a multiple of the bare baseline's p99 (the issue's target: at most 2). */
   p99RatioToBare: number | null;
+  /** The floor (floor-server.mjs) on the same request, for scenarios that name one; null otherwise. */
+  floor: Measurement | null;
+  /** Server requests/s ÷ floor requests/s. */
+  ratioToFloor: number | null;
 }
 
 /** A scenario that measured itself: its figures, or why it was skipped or failed. */
@@ -344,6 +349,56 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
   return `probe request got ${response.status}: ${text.slice(0, 300)}`;
 }
 
+/**
+ * An answer made comparable between the server and its floor: `result.message` dropped (the wording
+ * is free) and a page token reduced to whether there is one (each side's tokens are its own);
+ * object keys sorted, so key order does not count. Array order does.
+ */
+function comparable(value: unknown, path: string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => comparable(item, [...path, String(i)]));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const at = [...path, key].join('.');
+    if (at === 'result.message') continue;
+    const item = (value as Record<string, unknown>)[key];
+    out[key] = at === 'result.pageToken' ? (typeof item === 'string' ? '<a token>' : item) : comparable(item, [...path, key]);
+  }
+  return out;
+}
+
+/** The first place two comparable answers differ, as `path: server … floor …`; undefined when equal. */
+function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (JSON.stringify(a) === JSON.stringify(b)) return undefined;
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    for (const key of keys) {
+      const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 200));
+  return `${path || '(root)'}: server ${show(a)}, floor ${show(b)}`;
+}
+
+/** Sends the scenario's probe to the server and its floor; why they differ, or undefined when they answer the same. */
+async function sameAnswer(serverUrl: string, floorUrl: string, request: BenchRequest): Promise<string | undefined> {
+  const answer = async (url: string) => {
+    const response = await fetch(new URL(request.path, url), {
+      method: request.method ?? 'POST',
+      headers: request.headers,
+      body: encodeBody(request.bodies ? request.bodies[request.bodies.length - 1] : request.body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (response.status < 200 || response.status >= 300) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
+    return comparable(JSON.parse(text));
+  };
+  const [server, floor] = await Promise.all([answer(serverUrl), answer(floorUrl)]);
+  const difference = firstDifference(server, floor);
+  return difference === undefined ? undefined : `the floor's answer differs from the server's at ${difference}`;
+}
+
 async function measure(name: string, url: string, pid: number, request: BenchRequest, connections = CONNECTIONS): Promise<Measurement> {
   const problem = await probe(url, request);
   if (problem) {
@@ -391,8 +446,8 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
 // ---------------------------------------------------------------- output
 
 function table(bare: Measurement, rows: ScenarioResult[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'CPU ms/req', 'peak RSS MiB', ''];
-  const line = (m: Measurement, ratio: number | null, p99Ratio: number | null) => [
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'floor req/s', 'floor p99', 'x floor', 'CPU ms/req', 'peak RSS MiB', ''];
+  const line = (m: Measurement, ratio: number | null, p99Ratio: number | null, floor: Measurement | null = null, floorRatio: number | null = null) => [
     m.name,
     m.requestsPerSec.toFixed(0),
     m.p50Ms.toFixed(2),
@@ -401,11 +456,14 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
     String(m.errors),
     ratio === null ? '-' : ratio.toFixed(3),
     p99Ratio === null ? '-' : p99Ratio.toFixed(2),
+    floor === null ? '-' : floor.requestsPerSec.toFixed(0),
+    floor === null ? '-' : floor.p99Ms.toFixed(2),
+    floorRatio === null ? '-' : floorRatio.toFixed(3),
     m.cpuMsPerRequest === null ? '-' : m.cpuMsPerRequest.toFixed(2),
     m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
     m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
   ];
-  const body = [line(bare, 1, 1), ...rows.map((r) => line(r, r.ratioToBare, r.p99RatioToBare))];
+  const body = [line(bare, 1, 1), ...rows.map((r) => line(r, r.ratioToBare, r.p99RatioToBare, r.floor, r.ratioToFloor))];
   const last = header.length - 1;
   const widths = header.map((h, i) => (i === last ? 0 : Math.max(h.length, ...body.map((r) => (r[i] ?? '').length))));
   const format = (cells: string[]) =>
@@ -460,11 +518,18 @@ async function main(): Promise<number> {
   const workspace = (await runCli(env, ['workspace', 'create', '--owner-email', 'bench-owner@example.com'])) as WorkspaceCredentials;
 
   log('starting servers');
-  const [server, bareServer] = await Promise.all([
+  const wantsFloor = selected.some((s) => 'request' in s && s.floor);
+  const [server, bareServer, floorServer] = await Promise.all([
     startRealServer(env),
     startChild('bare server', [BARE_ENTRY], { ...process.env, PORT: '0', HOST, NODE_ENV: 'production' }),
+    wantsFloor
+      ? startChild('floor server', [FLOOR_ENTRY], { ...process.env, PORT: '0', HOST, NODE_ENV: 'production', DATABASE_URL: env.DATABASE_URL })
+      : undefined,
   ]);
-  log(`server ${server.url} (pid ${server.child.pid}), bare ${bareServer.url} (pid ${bareServer.child.pid})`);
+  log(
+    `server ${server.url} (pid ${server.child.pid}), bare ${bareServer.url} (pid ${bareServer.child.pid})` +
+      (floorServer ? `, floor ${floorServer.url} (pid ${floorServer.child.pid})` : ''),
+  );
 
   const ctx: BenchContext = {
     baseUrl: server.url,
@@ -539,12 +604,22 @@ async function main(): Promise<number> {
       continue;
     }
     let measurement: Measurement;
+    let floor: Measurement | null = null;
     try {
       if (scenario.setup) {
         log(`${scenario.name}: setup`);
         await scenario.setup(ctx);
       }
-      measurement = await measure(scenario.name, server.url, server.child.pid!, scenario.request(ctx), scenario.connections);
+      const request = scenario.request(ctx);
+      const differs = scenario.floor && floorServer ? await sameAnswer(server.url, floorServer.url, request) : undefined;
+      if (differs) throw new Error(differs);
+      measurement = await measure(scenario.name, server.url, server.child.pid!, request, scenario.connections);
+      // Right after the server, on the same request and connections.
+      if (scenario.floor && floorServer) floor = await measure(`${scenario.name} (floor)`, floorServer.url, floorServer.child.pid!, request, scenario.connections);
+      if (floor && !floor.ok) {
+        measurement.ok = false;
+        measurement.problem = [measurement.problem, `floor: ${floor.problem ?? ''}`].filter(Boolean).join('; ');
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       measurement = { name: scenario.name, requestsPerSec: 0, p50Ms: 0, p99Ms: 0, non2xx: 0, errors: 0, timeouts: 0, peakRssMiB: null, cpuMsPerRequest: null, ok: false, problem: message };
@@ -559,6 +634,8 @@ async function main(): Promise<number> {
       // Bulk writes run on fewer connections than the baseline, so their p99 is not comparable to its.
       p99RatioToBare:
         bare.p99Ms > 0 && measurement.ok && (scenario.connections ?? CONNECTIONS) === CONNECTIONS ? round(measurement.p99Ms / bare.p99Ms, 2) : null,
+      floor,
+      ratioToFloor: floor && floor.ok && measurement.ok && floor.requestsPerSec > 0 ? round(measurement.requestsPerSec / floor.requestsPerSec, 3) : null,
     });
     if (!alive(server.child)) break;
   }

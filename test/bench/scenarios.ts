@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
 import { crdtGetScenario, crdtScenarios } from './crdt.js';
+import { floorScenarios } from './floors.js';
 import { memoryScenarios } from './memory.js';
 import { pagingScenarios } from './paging.js';
 import { sizingScenarios } from './sizing.js';
@@ -67,6 +68,11 @@ interface ScenarioBase {
 export interface RequestScenario extends ScenarioBase {
   /** Concurrent connections for this scenario; default BENCH_CONNECTIONS. Bulk writes use 1: their latency is the figure. */
   connections?: number;
+  /**
+   * Also bench test/bench/floor-server.mjs on the same request: its answer is first checked equal to
+   * the server's, and the row reports server req/s ÷ floor req/s (see README.md, "Floors").
+   */
+  floor?: boolean;
   request(ctx: BenchContext): BenchRequest;
 }
 
@@ -357,6 +363,9 @@ for (const page of [1, 50] as const) {
     }),
   });
 }
+
+// Data-bound reads against their floors (floors.ts).
+scenarios.push(...floorScenarios);
 
 /** Get Documents, Get Users and Get Activity Logs on 1,000,000 rows: page 1 against the page at row 900,000 (paging.ts). */
 scenarios.push(...pagingScenarios);

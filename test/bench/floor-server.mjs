@@ -1,0 +1,211 @@
+// The floor for the bench's data-bound scenarios: a minimal server on the same
+// stack as the real one (Express with express.json(), the same database driver
+// — better-sqlite3 or pg — on the same DATABASE_URL, hand-written SQL) that
+// gives the same response JSON for the operations it knows, doing only what any
+// implementation must do to give that answer:
+//
+// - authentication: one indexed join per request (the auth token's digest to
+//   its API key), then the API key's digest compared; no cache, no expiry or
+//   grace-period rules (the bench's key is live);
+// - Get Activity Logs (/v2/activities/get): the organization must exist (one
+//   primary-key lookup), then one keyset query, JSON.parse of the two JSON
+//   columns, the contract's fields; no filters;
+// - Get Documents (/v2/organizations/documents/get): the advancedQueries
+//   feature toggle (one primary-key lookup), the organization, one keyset
+//   query and the organization's folders (for a document's inherited access
+//   type); no documentIds / folderId filters.
+//
+// Its page tokens are plain base64url cursors (no integrity check), so they
+// differ from the server's; run.ts compares only whether a token is there.
+// Prints `listening on http://127.0.0.1:PORT` on stdout once ready; exits when
+// its stdin closes, so it cannot outlive the bench process.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express from 'express';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? '';
+const DEFAULT_PAGE_SIZE = 1000;
+
+/** `query(sql, params)` → rows, with `?` placeholders on either database. */
+async function openDatabase(url) {
+  if (url.startsWith('file:')) {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(url.slice('file:'.length).split('?')[0]);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    const statements = new Map();
+    return {
+      async query(sql, params) {
+        let statement = statements.get(sql);
+        if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+        return statement.all(...params.map((p) => (typeof p === 'boolean' ? Number(p) : p)));
+      },
+      close: () => db.close(),
+    };
+  }
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.FLOOR_POOL_SIZE ?? 10) });
+  const texts = new Map();
+  return {
+    async query(sql, params) {
+      let text = texts.get(sql);
+      if (text === undefined) {
+        let n = 0;
+        texts.set(sql, (text = sql.replace(/\?/g, () => `$${++n}`)));
+      }
+      // A named statement: prepared once per connection, as Prisma's adapter does.
+      return (await pool.query({ name: `q${[...texts.keys()].indexOf(sql)}`, text, values: params })).rows;
+    },
+    close: () => pool.end(),
+  };
+}
+
+const db = await openDatabase(DATABASE_URL);
+const digest = (secret) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+class Refused extends Error {
+  constructor(http, status, message) {
+    super(message);
+    this.http = http;
+    this.status = status;
+  }
+}
+
+async function authenticate(req) {
+  const apiKey = req.get('x-service-api-key');
+  const authToken = req.get('x-service-auth-token');
+  if (!apiKey || !authToken) throw new Refused(401, 'UNAUTHENTICATED', 'missing header(s)');
+  const [row] = await db.query(
+    'SELECT k."id", k."keyDigest" FROM "AuthToken" t JOIN "ApiKey" k ON k."id" = t."apiKeyId" WHERE t."tokenDigest" = ?',
+    [digest(authToken)],
+  );
+  const keyDigest = Buffer.from(digest(apiKey));
+  if (!row || !timingSafeEqual(Buffer.from(row.keyDigest), keyDigest)) throw new Refused(403, 'PERMISSION_DENIED', 'invalid API key or auth token');
+  return { apiKeyId: row.id, apiKey };
+}
+
+async function organizationOrThrow(apiKeyId, organizationId) {
+  const [row] = await db.query('SELECT 1 AS "one" FROM "Organization" WHERE "apiKeyId" = ? AND "id" = ?', [apiKeyId, organizationId]);
+  if (!row) throw new Refused(404, 'NOT_FOUND', `organization ${organizationId} does not exist`);
+}
+
+const encodeToken = (cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+const decodeToken = (token) => (token ? JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) : undefined);
+
+/** The page and the next page's token from `pageSize + 1` rows. */
+function pageOf(rows, pageSize, cursorOf) {
+  const items = rows.slice(0, pageSize);
+  const last = items[items.length - 1];
+  return { items, pageToken: rows.length > pageSize && last !== undefined ? encodeToken(cursorOf(last)) : null };
+}
+
+const paged = (message, page) => ({ result: { status: 'success', message, data: page.items, pageToken: page.pageToken } });
+
+const handlers = {
+  async '/v2/activities/get'(app, data) {
+    await organizationOrThrow(app.apiKeyId, data.organizationId);
+    const pageSize = data.pageSize ?? DEFAULT_PAGE_SIZE;
+    const desc = (data.order ?? 'desc') === 'desc';
+    const after = decodeToken(data.pageToken);
+    const cmp = desc ? '<' : '>';
+    const dir = desc ? 'DESC' : 'ASC';
+    const rows = await db.query(
+      `SELECT "id", "organizationId", "documentId", "featureType", "actionType", "actionUser", "targetEntityId", "template", "templateData", "timestamp"
+       FROM "Activity" WHERE "apiKeyId" = ? AND "organizationId" = ?
+       ${after ? `AND ("timestamp" ${cmp} ? OR ("timestamp" = ? AND "id" ${cmp} ?))` : ''}
+       ORDER BY "timestamp" ${dir}, "id" ${dir} LIMIT ?`,
+      [app.apiKeyId, data.organizationId, ...(after ? [after[0], after[0], after[1]] : []), pageSize + 1],
+    );
+    const page = pageOf(rows, pageSize, (row) => [Number(row.timestamp), row.id]);
+    page.items = page.items.map((row) => ({
+      id: row.id,
+      featureType: row.featureType,
+      actionType: row.actionType,
+      actionUser: JSON.parse(row.actionUser),
+      targetEntityId: row.targetEntityId,
+      displayMessageTemplate: row.template,
+      displayMessageTemplateData: JSON.parse(row.templateData),
+      metadata: { apiKey: app.apiKey, organizationId: row.organizationId, ...(row.documentId !== null ? { documentId: row.documentId } : {}) },
+      timestamp: Number(row.timestamp),
+    }));
+    return paged('Activity logs retrieved successfully.', page);
+  },
+
+  async '/v2/organizations/documents/get'(app, data) {
+    const [toggle] = await db.query('SELECT "enabled" FROM "FeatureToggle" WHERE "apiKeyId" = ? AND "name" = ?', [app.apiKeyId, 'advancedQueries']);
+    if (toggle && !toggle.enabled) throw new Refused(400, 'FAILED_PRECONDITION', 'advancedQueries is disabled');
+    await organizationOrThrow(app.apiKeyId, data.organizationId);
+    const pageSize = data.pageSize ?? DEFAULT_PAGE_SIZE;
+    const after = decodeToken(data.pageToken);
+    const [rows, folderRows] = await Promise.all([
+      db.query(
+        `SELECT "id", "name", "disabled", "accessType", "organizationId", "folderId", "createdAt", "updatedAt"
+         FROM "Document" WHERE "apiKeyId" = ? AND "organizationId" = ?
+         ${after ? 'AND ("createdAt" > ? OR ("createdAt" = ? AND "id" > ?))' : ''}
+         ORDER BY "createdAt" ASC, "id" ASC LIMIT ?`,
+        [app.apiKeyId, data.organizationId, ...(after ? [after[0], after[0], after[1]] : []), pageSize + 1],
+      ),
+      db.query('SELECT "id", "parentId", "accessType", "inheritAccessFromParent" FROM "Folder" WHERE "apiKeyId" = ? AND "organizationId" = ?', [
+        app.apiKeyId,
+        data.organizationId,
+      ]),
+    ]);
+    const folders = new Map(folderRows.map((f) => [f.id, f]));
+    const folderAccess = (id) => {
+      const seen = new Set();
+      let folder = folders.get(id);
+      while (folder && Boolean(folder.inheritAccessFromParent) && folder.parentId !== null && !seen.has(folder.id)) {
+        seen.add(folder.id);
+        const parent = folders.get(folder.parentId);
+        if (!parent) break;
+        folder = parent;
+      }
+      return folder?.accessType ?? 'organizationPrivate';
+    };
+    const page = pageOf(rows, pageSize, (row) => [Number(row.createdAt), row.id]);
+    page.items = page.items.map((row) => ({
+      id: row.id,
+      documentName: row.name,
+      disabled: Boolean(row.disabled),
+      accessType: row.folderId !== null && folders.has(row.folderId) ? folderAccess(row.folderId) : row.accessType,
+      organizationId: row.organizationId,
+      folderId: row.folderId,
+      createdAt: Number(row.createdAt),
+      lastUpdated: Number(row.updatedAt),
+    }));
+    return paged('Documents retrieved successfully.', page);
+  },
+};
+
+const app = express();
+app.disable('x-powered-by');
+app.disable('etag');
+app.use(express.json());
+for (const [path, handler] of Object.entries(handlers)) {
+  app.post(path, (req, res) => {
+    authenticate(req)
+      .then((principal) => handler(principal, req.body?.data ?? {}))
+      .then(
+        (body) => res.status(200).json(body),
+        (error) => {
+          const http = error instanceof Refused ? error.http : 500;
+          res.status(http).json({ error: { message: error instanceof Refused ? error.message : 'internal error', status: error.status ?? 'INTERNAL' } });
+        },
+      );
+  });
+}
+
+const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
+  const { address, port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  process.stdout.write(`listening on http://${address}:${port}\n`);
+});
+
+const stop = () => {
+  server.close(() => void Promise.resolve(db.close()).finally(() => process.exit(0)));
+  server.closeAllConnections();
+  setTimeout(() => process.exit(0), 2_000).unref();
+};
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
