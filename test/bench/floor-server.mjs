@@ -174,6 +174,144 @@ const handlers = {
     }));
     return paged('Documents retrieved successfully.', page);
   },
+
+  async '/v2/auth/permissions/get'(app, data) {
+    const userIds = [...new Set(data.userIds ?? [])];
+    const folderIds = [...new Set(data.folderIds ?? [])];
+    const documentIds = [...new Set(data.documentIds ?? [])];
+    const { organizationId } = data;
+    const list = (n) => Array.from({ length: n }, () => '?').join(', ');
+    const [[organization], folderRows, documentRows, memberships] = await Promise.all([
+      db.query('SELECT "disabled" FROM "Organization" WHERE "apiKeyId" = ? AND "id" = ?', [app.apiKeyId, organizationId]),
+      db.query('SELECT "id", "parentId", "accessType", "inheritAccessFromParent" FROM "Folder" WHERE "apiKeyId" = ? AND "organizationId" = ?', [app.apiKeyId, organizationId]),
+      documentIds.length === 0
+        ? []
+        : db.query(`SELECT "id", "folderId", "accessType", "disabled" FROM "Document" WHERE "apiKeyId" = ? AND "organizationId" = ? AND "id" IN (${list(documentIds.length)})`, [
+            app.apiKeyId,
+            organizationId,
+            ...documentIds,
+          ]),
+      db.query(`SELECT "userId", "groupId" FROM "UserGroupMember" WHERE "apiKeyId" = ? AND "organizationId" = ? AND "userId" IN (${list(userIds.length)})`, [
+        app.apiKeyId,
+        organizationId,
+        ...userIds,
+      ]),
+    ]);
+    const groupsOfUser = new Map();
+    for (const m of memberships) groupsOfUser.set(m.userId, [...(groupsOfUser.get(m.userId) ?? []), m.groupId]);
+    const groupIds = [...new Set(memberships.map((m) => m.groupId))];
+    // The users' (and their groups') live grants: no expiry, or one in the future (Unix seconds).
+    const grants = await db.query(
+      `SELECT "resourceType", "resourceId", "principalType", "principalId", "accessRole", "expiresAt", "accessFields" FROM "Grant"
+       WHERE "apiKeyId" = ? AND "organizationId" = ?
+         AND (("principalType" = 'user' AND "principalId" IN (${list(userIds.length)}))${groupIds.length > 0 ? ` OR ("principalType" = 'group' AND "principalId" IN (${list(groupIds.length)}))` : ''})
+         AND ("expiresAt" IS NULL OR "expiresAt" > ?)`,
+      [app.apiKeyId, organizationId, ...userIds, ...groupIds, Math.floor(Date.now() / 1000)],
+    );
+    const folders = new Map(folderRows.map((f) => [f.id, { ...f, inheritAccessFromParent: Boolean(f.inheritAccessFromParent) }]));
+    const documents = new Map(documentRows.map((d) => [d.id, { ...d, disabled: Boolean(d.disabled) }]));
+    const byResource = new Map();
+    for (const g of grants) {
+      const key = `${g.resourceType}\u0000${g.resourceId}`;
+      byResource.set(key, [...(byResource.get(key) ?? []), g]);
+    }
+
+    // The access rules (server/domains/access/resolve.ts): the higher role wins; at equal role a permanent grant, then the later expiry.
+    const RANK = { viewer: 1, editor: 2 };
+    const better = (a, b) => {
+      if (!a) return b;
+      if (!b) return a;
+      if (RANK[a.accessRole] !== RANK[b.accessRole]) return RANK[a.accessRole] > RANK[b.accessRole] ? a : b;
+      if (a.expiresAt === undefined) return a;
+      if (b.expiresAt === undefined) return b;
+      return a.expiresAt >= b.expiresAt ? a : b;
+    };
+    const grantsOf = (userId, type, id) => {
+      const groups = groupsOfUser.get(userId) ?? [];
+      return (byResource.get(`${type}\u0000${id}`) ?? []).filter((g) => (g.principalType === 'user' ? g.principalId === userId : groups.includes(g.principalId)));
+    };
+    const granted = (userId, type, id) => {
+      let best = null;
+      for (const g of grantsOf(userId, type, id)) best = better(best, g.expiresAt === null ? { accessRole: g.accessRole } : { accessRole: g.accessRole, expiresAt: Number(g.expiresAt) });
+      return best;
+    };
+    const folderAccess = (id) => {
+      const seen = new Set();
+      let folder = folders.get(id);
+      while (folder && folder.inheritAccessFromParent && folder.parentId !== null && !seen.has(folder.id)) {
+        seen.add(folder.id);
+        const parent = folders.get(folder.parentId);
+        if (!parent) break;
+        folder = parent;
+      }
+      return folder?.accessType ?? 'organizationPrivate';
+    };
+    const documentAccess = (d) => (d.folderId !== null && folders.has(d.folderId) ? folderAccess(d.folderId) : d.accessType);
+    const folderMembership = (userId, folderId) => {
+      const seen = new Set();
+      let best = null;
+      let folder = folders.get(folderId);
+      while (folder && !seen.has(folder.id)) {
+        seen.add(folder.id);
+        best = better(best, granted(userId, 'folder', folder.id));
+        if (!folder.inheritAccessFromParent || folder.parentId === null) break;
+        folder = folders.get(folder.parentId);
+      }
+      return best;
+    };
+    const byAccessType = (userId, accessType) => {
+      const member = accessType === 'restricted' ? null : granted(userId, 'organization', organizationId);
+      return accessType === 'public' ? better(member, { accessRole: 'viewer' }) : member;
+    };
+    const cap = (access, readOnly) => (!access || !readOnly || access.accessRole === 'viewer' ? access : { ...access, accessRole: 'viewer' });
+    const orgDisabled = Boolean(organization?.disabled);
+    const entry = (access, what, userId, accessType) =>
+      access
+        ? { accessRole: access.accessRole, ...(accessType ? { accessType } : {}), ...(access.expiresAt !== undefined ? { expiresAt: access.expiresAt } : {}) }
+        : { error: `user ${userId} does not have access to ${what}`, errorCode: 'permission_denied', ...(accessType ? { accessType } : {}) };
+    const missing = (what) => ({ error: `${what} does not exist`, errorCode: 'does_not_exist' });
+
+    let anyMissing = false;
+    const result = {};
+    for (const userId of userIds) {
+      const maps = { organization: {}, folders: {}, documents: {} };
+      if (!organization) {
+        anyMissing = true;
+        maps.organization[organizationId] = missing(`organization ${organizationId}`);
+      } else {
+        maps.organization[organizationId] = entry(cap(granted(userId, 'organization', organizationId), orgDisabled), `organization ${organizationId}`, userId);
+      }
+      for (const folderId of folderIds) {
+        if (!organization || !folders.has(folderId)) {
+          anyMissing = true;
+          maps.folders[folderId] = missing(`folder ${folderId}`);
+          continue;
+        }
+        const accessType = folderAccess(folderId);
+        const access = cap(better(folderMembership(userId, folderId), byAccessType(userId, accessType)), orgDisabled);
+        maps.folders[folderId] = entry(access, `folder ${folderId}`, userId, accessType);
+      }
+      const fields = new Set();
+      for (const documentId of documentIds) {
+        const d = documents.get(documentId);
+        if (!organization || !d) {
+          anyMissing = true;
+          maps.documents[documentId] = missing(`document ${documentId}`);
+          continue;
+        }
+        const accessType = documentAccess(d);
+        let access = granted(userId, 'document', d.id);
+        if (d.folderId !== null) access = better(access, folderMembership(userId, d.folderId));
+        access = cap(better(access, byAccessType(userId, accessType)), orgDisabled || d.disabled);
+        maps.documents[documentId] = entry(access, `document ${documentId}`, userId, accessType);
+        for (const g of grantsOf(userId, 'document', documentId)) for (const f of g.accessFields === null ? [] : JSON.parse(g.accessFields)) fields.add(f);
+      }
+      if (organization && fields.size > 0) maps.context = { accessFields: [...fields].sort() };
+      result[userId] = maps;
+    }
+    if (anyMissing) throw new Refused(404, 'NOT_FOUND', 'one or more of the requested resources do not exist; see details');
+    return { result: { status: 'success', message: 'Permissions retrieved successfully.', data: result } };
+  },
 };
 
 const app = express();

@@ -153,6 +153,7 @@ const permUserIds = Array.from({ length: 10 }, (_, i) => `bench-perm-u${i}`);
 const permDocumentIds = Array.from({ length: 30 }, (_, i) => `bench-perm-d${i}`);
 scenarios.push({
   name: 'Get Permissions 10 users x 30 documents',
+  floor: true,
   async setup(ctx) {
     const headers = serviceHeaders(ctx.workspace);
     await ctx.post('/v2/organizations/add', { data: { organizationId: PERM_ORG } }, headers);
