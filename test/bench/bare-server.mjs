@@ -4,6 +4,7 @@
 // Prints `listening on http://127.0.0.1:PORT` on stdout once ready; exits when
 // its stdin closes, so it cannot outlive the bench process.
 import express from 'express';
+import { serveUntilStdinEnds } from './child-process.mjs';
 
 const BODY = JSON.stringify({ result: { status: 'success', message: 'ok', data: {} } });
 
@@ -15,18 +16,4 @@ app.post(/.*/, (_req, res) => {
   res.status(200).type('application/json').send(BODY);
 });
 
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { address, port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-  process.stdout.write(`listening on http://${address}:${port}\n`);
-});
-
-const stop = () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-  setTimeout(() => process.exit(0), 2_000).unref();
-};
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serveUntilStdinEnds(app);

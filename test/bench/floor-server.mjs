@@ -21,6 +21,7 @@
 // its stdin closes, so it cannot outlive the bench process.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
+import { serveUntilStdinEnds } from './child-process.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? '';
 const DEFAULT_PAGE_SIZE = 1000;
@@ -332,18 +333,4 @@ for (const [path, handler] of Object.entries(handlers)) {
   });
 }
 
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { address, port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-  process.stdout.write(`listening on http://${address}:${port}\n`);
-});
-
-const stop = () => {
-  server.close(() => void Promise.resolve(db.close()).finally(() => process.exit(0)));
-  server.closeAllConnections();
-  setTimeout(() => process.exit(0), 2_000).unref();
-};
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serveUntilStdinEnds(app, () => db.close());

@@ -336,17 +336,22 @@ function cannon(url: string, request: BenchRequest, seconds: number, connections
   });
 }
 
-/** One request first, so a broken scenario fails with the server's answer rather than a wall of non-2xx. */
-async function probe(url: string, request: BenchRequest): Promise<string | undefined> {
+/** Sends a scenario's probe request (its last body when it has several) to one server. */
+async function sendProbe(url: string, request: BenchRequest): Promise<{ status: number; text: string }> {
   const response = await fetch(new URL(request.path, url), {
     method: request.method ?? 'POST',
     headers: request.headers,
     body: encodeBody(request.bodies ? request.bodies[request.bodies.length - 1] : request.body),
     signal: AbortSignal.timeout(10_000),
   });
-  const text = await response.text();
-  if (response.status >= 200 && response.status < 300) return undefined;
-  return `probe request got ${response.status}: ${text.slice(0, 300)}`;
+  return { status: response.status, text: await response.text() };
+}
+
+/** One request first, so a broken scenario fails with the server's answer rather than a wall of non-2xx. */
+async function probe(url: string, request: BenchRequest): Promise<string | undefined> {
+  const { status, text } = await sendProbe(url, request);
+  if (status >= 200 && status < 300) return undefined;
+  return `probe request got ${status}: ${text.slice(0, 300)}`;
 }
 
 /**
@@ -384,14 +389,8 @@ function firstDifference(a: unknown, b: unknown, path = ''): string | undefined 
 /** Sends the scenario's probe to the server and its floor; why they differ, or undefined when they answer the same. */
 async function sameAnswer(serverUrl: string, floorUrl: string, request: BenchRequest): Promise<string | undefined> {
   const answer = async (url: string) => {
-    const response = await fetch(new URL(request.path, url), {
-      method: request.method ?? 'POST',
-      headers: request.headers,
-      body: encodeBody(request.bodies ? request.bodies[request.bodies.length - 1] : request.body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await response.text();
-    if (response.status < 200 || response.status >= 300) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
+    const { status, text } = await sendProbe(url, request);
+    if (status < 200 || status >= 300) throw new Error(`${url} answered ${status}: ${text.slice(0, 300)}`);
     return comparable(JSON.parse(text));
   };
   const [server, floor] = await Promise.all([answer(serverUrl), answer(floorUrl)]);
