@@ -63,7 +63,7 @@ export class Sealer {
   /** Seals with `seal` from now on and opens with it and `others`; every holder of this sealer sees the change at once. */
   useKeys(seal: Buffer, others: readonly Buffer[]): void {
     this.#sealKey = seal;
-    this.#openKeys = [seal, ...others.filter((key) => !key.equals(seal))].filter((key, i, all) => all.findIndex((k) => k.equals(key)) === i);
+    this.#openKeys = [seal, ...others].filter((key, i, all) => all.findIndex((k) => k.equals(key)) === i);
   }
 
   /** The key it seals with, and every key it opens with (the sealing key first). */

@@ -102,8 +102,11 @@ function parseRotation(value: string | undefined): RotationRecord | undefined {
 
 /** The key sealed in `sealed`, or undefined when `sealer` does not open it. */
 export function keyOpenedBy(sealer: Sealer, sealed: string): Buffer | undefined {
-  if (!opens(sealer, sealed)) return undefined;
-  return Buffer.from(sealer.open(sealed), 'base64');
+  try {
+    return Buffer.from(sealer.open(sealed), 'base64');
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { providerOfClient, type Db } from '../db/client.js';
+import { rawParams } from '../db/raw-params.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import type { Ids } from '../lib/ids.js';
@@ -117,11 +118,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     const now = clock.nowMs();
     const lease = now + DEFAULT_LEASE_MS; // renewed to the kind's own lease right after the claim
     const postgres = providerOfClient(db) === 'postgresql';
-    const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return postgres ? `$${params.length}` : '?';
-    };
+    const { params, bind } = rawParams(db);
     // One statement: of two racing workers one updates the row, the other zero rows.
     const sql = `UPDATE "Job" SET "state" = 'running', "leaseOwner" = ${bind(owner)}, "leaseUntil" = ${bind(lease)}, "attempts" = "attempts" + 1, "updatedAt" = ${bind(now)}
       WHERE "id" = (SELECT "id" FROM "Job" WHERE "state" IN ('pending', 'running') AND "runAt" <= ${bind(now)} AND COALESCE("leaseUntil", 0) < ${bind(now)}
@@ -297,12 +294,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       const kinds = [...defs.keys()];
       if (kinds.length === 0) return [];
       const now = clock.nowMs();
-      const postgres = providerOfClient(db) === 'postgresql';
-      const params: unknown[] = [];
-      const bind = (value: unknown) => {
-        params.push(value);
-        return postgres ? `$${params.length}` : '?';
-      };
+      const { params, bind } = rawParams(db);
       // Per kind, lookups the (state, kind, runAt) index answers alone: two counts of one index
       // range each and the range's first runAt. Not one GROUP BY over every unfinished job: that
       // reads each row, and on SQLite (synchronous) a long read stops the whole process.

@@ -1,4 +1,5 @@
-import { providerOfClient, type Db } from '../db/client.js';
+import type { Db } from '../db/client.js';
+import { rawParams } from '../db/raw-params.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 
 /**
@@ -38,18 +39,13 @@ export async function resealColumn(
   reseal: (sealed: string) => string,
   options: { batchSize: number; afterBatch?: (rewritten: number) => void | Promise<void> },
 ): Promise<number> {
-  const postgres = providerOfClient(db) === 'postgresql';
   const ident = (name: string) => `"${name}"`;
   const keys = column.key.map(ident);
   const tuple = (names: string[]) => (names.length === 1 ? names[0]! : `(${names.join(', ')})`);
   let cursor: unknown[] | undefined;
   let rewritten = 0;
   for (;;) {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return postgres ? `$${params.length}` : '?';
-    };
+    const { params, bind } = rawParams(db);
     const after = cursor === undefined ? '' : `AND ${tuple(keys)} > ${tuple(cursor.map(bind))}`;
     const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
       `SELECT ${[...keys, ident(column.column)].join(', ')} FROM ${ident(column.table)}
@@ -66,11 +62,7 @@ export async function resealColumn(
     if (changes.length > 0) {
       await uow.run(async () => {
         for (const { row, stored, next } of changes) {
-          const update: unknown[] = [];
-          const put = (value: unknown) => {
-            update.push(value);
-            return postgres ? `$${update.length}` : '?';
-          };
+          const { params: update, bind: put } = rawParams(db);
           const set = `${ident(column.column)} = ${put(next)}`;
           const where = [...column.key.map((name) => `${ident(name)} = ${put(row[name])}`), `${ident(column.column)} = ${put(stored)}`].join(' AND ');
           rewritten += await db.$executeRawUnsafe(`UPDATE ${ident(column.table)} SET ${set} WHERE ${where}`, ...update);

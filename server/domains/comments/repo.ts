@@ -1,4 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import { rawParams } from '../../db/raw-params.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import { encodeJson, encodeJsonText, withStoredJson, type StoredJson } from '../../db/json-columns.js';
 import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
@@ -554,12 +555,7 @@ function countSql(
   statusIds: string[] | undefined,
   shape: 'aggregate' | 'restricted',
 ) {
-  const postgres = providerOfClient(db) === 'postgresql';
-  const params: unknown[] = [];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return postgres ? `$${params.length}` : '?';
-  };
+  const { params, bind } = rawParams(db);
   // Unread: a comment by someone else after the user's read mark (no mark: any such comment).
   const unread = `CASE WHEN EXISTS (SELECT 1 FROM "Comment" c WHERE c."apiKeyId" = a."apiKeyId" AND c."annotationId" = a."id"
       AND c."fromUserId" <> ${bind(userId)}

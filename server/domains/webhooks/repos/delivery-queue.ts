@@ -1,4 +1,5 @@
 import { providerOfClient, type Db } from '../../../db/client.js';
+import { rawParams } from '../../../db/raw-params.js';
 
 /**
  * The delivery queue the dispatcher works through: due deliveries claimed
@@ -61,15 +62,6 @@ export const msOf = (value: number | bigint | null) => (value === null ? null : 
 
 export function createDeliveryQueueRepo(db: Db) {
   const postgres = providerOfClient(db) === 'postgresql';
-  /** Placeholders of a raw statement in the database's dialect. */
-  const sql = () => {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return postgres ? `$${params.length}` : '?';
-    };
-    return { params, bind };
-  };
 
   return {
     /**
@@ -78,7 +70,7 @@ export function createDeliveryQueueRepo(db: Db) {
      * candidates: leaseDue decides.
      */
     dueCandidates(now: number, excluded: ReadonlySet<string>, limit: number): Promise<{ id: string; endpointId: string }[]> {
-      const q = sql();
+      const q = rawParams(db);
       return db.$queryRawUnsafe<{ id: string; endpointId: string }[]>(
         `SELECT "id", "endpointId" FROM "WebhookDelivery"
          WHERE "state" = 'pending' AND "nextAttemptAt" <= ${q.bind(now)} AND COALESCE("leaseUntil", 0) < ${q.bind(now)}
@@ -95,7 +87,7 @@ export function createDeliveryQueueRepo(db: Db) {
      * they never wait on each other's rows).
      */
     async leaseDue(ids: readonly string[], owner: string, now: number, leaseUntil: number): Promise<LeasedDelivery[]> {
-      const u = sql();
+      const u = rawParams(db);
       const rows = await db.$queryRawUnsafe<
         { id: string; endpointId: string; messageId: string; attempts: number | bigint; manual: boolean | number; generation: number | bigint; leaseOwner: string }[]
       >(
@@ -123,7 +115,7 @@ export function createDeliveryQueueRepo(db: Db) {
      */
     async targetsOf(deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
       if (deliveryIds.length === 0) return new Map();
-      const d = sql();
+      const d = rawParams(db);
       const rows = await db.$queryRawUnsafe<
         {
           id: string;
@@ -253,7 +245,7 @@ export function createDeliveryQueueRepo(db: Db) {
      * clock is behind is refused rather than resetting a newer window's count.
      */
     async takeRateSlot(endpointId: string, limit: number, second: number): Promise<boolean> {
-      const q = sql();
+      const q = rawParams(db);
       const rows = await db.$queryRawUnsafe<{ id: string }[]>(
         `UPDATE "WebhookEndpoint"
          SET "rateCount" = CASE WHEN "rateWindow" = ${q.bind(second)} THEN "rateCount" + 1 ELSE 1 END,
@@ -273,7 +265,7 @@ export function createDeliveryQueueRepo(db: Db) {
      * range with the lease in the condition: that reads every pending row.
      */
     async backlog(now: number): Promise<{ pending: number; oldestDueAt: number | null }> {
-      const q = sql();
+      const q = rawParams(db);
       const [row] = await db.$queryRawUnsafe<{ pending: number | bigint; oldestDue: number | bigint | null }[]>(
         `SELECT (SELECT COUNT(*) FROM "WebhookDelivery" WHERE "state" = 'pending') AS "pending",
                 (SELECT "nextAttemptAt" FROM "WebhookDelivery"
