@@ -12,6 +12,9 @@ export default defineConfig({
     // Captures server logs and scans them for leaked credentials at the end;
     // makes the migrated template database that each test database starts from.
     globalSetup: ['test/global-setup.ts'],
+    // Every answer of every test is held to the contract, and one that parsing would change
+    // fails (server/http/response-check.ts); servers spawned as processes inherit it.
+    env: { RESPONSE_VALIDATION: 'strict' },
     pool: 'forks',
     // The test files of one worker share its module graph instead of each
     // importing the server's modules anew: that import was most of the run

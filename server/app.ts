@@ -28,8 +28,10 @@ import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.j
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation, operationDispatch } from './http/operation.js';
 import { docsRoutes } from './http/docs.js';
+import { checkResponses } from './http/response-check.js';
 import { healthRoutes } from './http/health.js';
 import { httpLogger } from './http/logging.js';
+import { inArrivalOrder } from './lib/arrival-order.js';
 import { metricsRoute, requestMetrics } from './http/metrics.js';
 import { rateLimits, type StoreFactory } from './http/rate-limits.js';
 import type { Services } from './services.js';
@@ -56,6 +58,8 @@ export function createApp(deps: AppDeps): Express {
   // req.ip, which the per-address limits key by: the TCP peer unless TRUST_PROXY names the proxies in front.
   app.set('trust proxy', deps.config.trustProxy);
   app.use(httpLogger(deps.logger));
+  // Each request's statements wait in line by when the request came (db/sqlite-gate.ts).
+  app.use((_req, _res, next) => inArrivalOrder(next));
   app.use(requestMetrics(deps.services.metrics));
   // Before authentication and the POST-only rule: probes carry no credentials.
   app.use(healthRoutes({ db: deps.db, provider: providerOf(deps.config.databaseUrl), redisCheck: deps.redisCheck, unready: deps.unready }));
@@ -107,7 +111,7 @@ export function createApp(deps: AppDeps): Express {
     }, next);
   });
 
-  const router = initServer().router(contract, {
+  const router = checkResponses(contract, initServer().router(contract, {
     workspace: workspaceRouter({ config: workspaceConfig, accounts }),
     permissions: permissionsRouter(permissions),
     users: usersRouter(users),
@@ -125,10 +129,11 @@ export function createApp(deps: AppDeps): Express {
     ai: aiRouter(deps.services.ai),
     memory: memoryRouter(deps.services.memory),
     agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
-  });
+  }), deps.config.responseValidation);
   const operations = operationDispatch();
   createExpressEndpoints(contract, router, operations.collector as Express, {
-    responseValidation: true,
+    // Checked in checkResponses instead, when RESPONSE_VALIDATION says so.
+    responseValidation: false,
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });
   app.use(operations.dispatch, ...operations.after);

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { ConfigError } from './lib/config-error.js';
 import { trustProxyFrom, type TrustProxy } from './http/trust-proxy.js';
+import type { ResponseValidation } from './http/response-check.js';
 import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
 /** Everything the server reads from the environment, parsed once at start. */
@@ -46,6 +47,8 @@ export interface Config {
   memoryIndexApplications: number;
   /** When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port. */
   metricsToken: string | undefined;
+  /** Whether answers are checked against the contract before they leave (http/response-check.ts). */
+  responseValidation: ResponseValidation;
   realtime: {
     /** A changed collaborative document is saved this long after its last change… */
     saveDebounceMs: number;
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),
     metricsToken: metricsTokenFrom(env),
+    responseValidation: responseValidationFrom(env),
     realtime: {
       saveDebounceMs: intFrom(env, 'CRDT_SAVE_DEBOUNCE_MS', 2000, 0, 60_000),
       saveMaxDebounceMs: intFrom(env, 'CRDT_SAVE_MAX_DEBOUNCE_MS', 10_000, 0, 600_000),
@@ -271,6 +275,12 @@ function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
  * Authorization header (visible ASCII, no spaces) and guards a page anyone
  * who reaches the port could read, so a short one is refused.
  */
+function responseValidationFrom(env: NodeJS.ProcessEnv): ResponseValidation {
+  const value = env.RESPONSE_VALIDATION || 'off';
+  if (value !== 'off' && value !== 'strict') throw new ConfigError('RESPONSE_VALIDATION must be off or strict');
+  return value;
+}
+
 function metricsTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.METRICS_TOKEN;
   if (raw === undefined || raw === '') return undefined;

@@ -41,6 +41,8 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     LOG_LEVEL: 'silent',
     // Tests run due jobs themselves (running.services.jobs.runDue()), so nothing races them.
     JOB_POLL_INTERVAL_MS: '0',
+    // Every answer held to the contract, exactly (server/http/response-check.ts).
+    RESPONSE_VALIDATION: 'strict',
     ...env,
   };
   let running = await startServer(loadConfig(fullEnv), { logger: captureLogger(), ...options });
