@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { gatedSqlite } from './sqlite-gate.js';
 import { ConfigError } from '../lib/config-error.js';
@@ -52,6 +52,21 @@ export function prepareSqliteFile(databaseUrl: string): string {
 export interface Driver {
   factory: SqlDriverAdapterFactory;
   pool(): PoolStats;
+  /** The adapter the client connected through (db/direct-reads.ts); undefined before it connects. */
+  adapter(): SqlDriverAdapter | undefined;
+}
+
+/** The factory, remembering the adapter it makes: the client connects once, through it. */
+function remembering(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdapterFactory; adapter(): SqlDriverAdapter | undefined } {
+  let connected: SqlDriverAdapter | undefined;
+  return {
+    factory: {
+      provider: factory.provider,
+      adapterName: factory.adapterName,
+      connect: async () => (connected = await factory.connect()),
+    },
+    adapter: () => connected,
+  };
 }
 
 /**
@@ -67,7 +82,7 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, sta
     // Busy timeout 0: the gate waits for another connection's lock without blocking the process (see sqlite-gate.ts).
     const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 0 }), { busyWaitMs: SQLITE_BUSY_WAIT_MS });
     return {
-      factory: gated,
+      ...remembering(gated),
       pool: () => {
         const gate = gated.gate();
         const open = gate.connected ? 1 : 0;
@@ -79,7 +94,7 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, sta
   // (a lock wait included), not only the ones this code thought of. 0 leaves the server's own setting.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) });
   return {
-    factory: new PrismaPg(pool, { disposeExternalPool: true }),
+    ...remembering(new PrismaPg(pool, { disposeExternalPool: true })),
     pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
   };
 }

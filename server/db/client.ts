@@ -3,6 +3,7 @@ import { PrismaClient as PostgresClient } from './generated/postgresql/client.js
 import type { PoolStats } from '../platform/metrics.js';
 import { driverFor, providerOf, type Provider } from './adapter.js';
 import { transactional, type UnitOfWork } from './unit-of-work.js';
+import { directReads, type DirectReads } from './direct-reads.js';
 
 /**
  * Both generated clients share one model API (they come from the same
@@ -20,7 +21,7 @@ export interface Database {
 
 // Which database a client talks to, for the few statements written per dialect (db/bulk.ts),
 // and the state of its connections, for the metrics.
-const clients = new WeakMap<object, { provider: Provider; pool: () => PoolStats }>();
+const clients = new WeakMap<object, { provider: Provider; pool: () => PoolStats; direct: DirectReads }>();
 
 function clientOf(db: Db) {
   const client = clients.get(db);
@@ -36,6 +37,11 @@ export function poolOfClient(db: Db): PoolStats {
   return clientOf(db).pool();
 }
 
+/** Reads past the ORM, for hot paths (db/direct-reads.ts). */
+export function directReadsOf(db: Db): DirectReads {
+  return clientOf(db).direct;
+}
+
 export interface OpenOptions {
   /** PostgreSQL connections of this process (DATABASE_POOL_SIZE); default 10. SQLite has one. */
   poolSize?: number;
@@ -43,16 +49,21 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** Where a failing after-commit effect is reported (see UnitOfWork.afterCommit); default: a process warning. */
   onEffectError?: (error: unknown) => void;
+  /** Called with the SQL of every statement sent, through the ORM or past it (tests that look at plans or count statements). */
+  onQuery?: (sql: string) => void;
 }
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
   const driver = driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
   const adapter = driver.factory;
+  const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
   const root =
     provider === 'sqlite'
-      ? new SqliteClient({ adapter })
-      : (new PostgresClient({ adapter }) as unknown as Db);
+      ? new SqliteClient({ adapter, log })
+      : (new PostgresClient({ adapter, log }) as unknown as Db);
+  const onQuery = options.onQuery;
+  if (onQuery) (root as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query));
   await root.$connect();
   if (provider === 'sqlite') {
     // WAL lets readers proceed while one writer commits; NORMAL sync is the
@@ -65,6 +76,16 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
     root,
     options.onEffectError ?? ((error) => process.emitWarning(`after-commit effect failed: ${error instanceof Error ? error.message : String(error)}`)),
   );
-  clients.set(db, { provider, pool: driver.pool });
+  const direct = directReads(db, {
+    provider,
+    onQuery,
+    inTransaction: uow.active,
+    adapter: async () => {
+      const adapter = driver.adapter();
+      if (adapter === undefined) throw new Error('the database client is not connected');
+      return adapter;
+    },
+  });
+  clients.set(db, { provider, pool: driver.pool, direct });
   return { db, uow, provider, close: () => root.$disconnect() };
 }

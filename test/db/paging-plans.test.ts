@@ -1,10 +1,8 @@
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driverFor, providerOf, sqlitePath } from '../../server/db/adapter.js';
-import type { Db } from '../../server/db/client.js';
-import { PrismaClient as SqliteClient } from '../../server/db/generated/sqlite/client.js';
-import { PrismaClient as PostgresClient } from '../../server/db/generated/postgresql/client.js';
+import { providerOf, sqlitePath } from '../../server/db/adapter.js';
+import { openDatabase, type Database, type Db } from '../../server/db/client.js';
 import { applyMigrations } from '../../server/db/migrate.js';
 import { createDocumentsRepo } from '../../server/domains/access/repos/documents.js';
 import { createGrantsRepo } from '../../server/domains/access/repos/grants.js';
@@ -19,11 +17,11 @@ import { systemClock } from '../../server/lib/clock.js';
 // plan that sorts (SQLite's "USE TEMP B-TREE FOR ORDER BY", a PostgreSQL Sort
 // node) reads every row of the list on every page, so a page deep in a large
 // list costs as much as the whole list (Get Users did this: its members had
-// no index in (createdAt, principalId) order). The SQL is the ORM's own,
-// captured as it runs a deep page (a cursor given), then explained.
+// no index in (createdAt, principalId) order). The SQL is the one sent (the
+// ORM's, or a direct read's), captured as it runs a deep page (a cursor given), then explained.
 
 let database: TestDatabase;
-let client: { $on(event: 'query', listener: (e: { query: string }) => void): void; $disconnect(): Promise<void> };
+let opened: Database | undefined;
 let db: Db;
 let captured: string[] = [];
 let pgClient: pg.Client | undefined;
@@ -32,12 +30,9 @@ let sqlite: Sqlite.Database | undefined;
 beforeAll(async () => {
   database = await createTestDatabase();
   await applyMigrations(database.url);
-  const adapter = driverFor(database.url).factory;
-  const log = [{ emit: 'event' as const, level: 'query' as const }];
-  const made = providerOf(database.url) === 'sqlite' ? new SqliteClient({ adapter, log }) : new PostgresClient({ adapter, log });
-  client = made as unknown as typeof client;
-  db = made as unknown as Db;
-  client.$on('query', (e) => captured.push(e.query));
+  // Every statement, the ORM's and the direct reads' (db/direct-reads.ts).
+  opened = await openDatabase(database.url, { onQuery: (sql) => captured.push(sql) });
+  db = opened.db;
   if (providerOf(database.url) === 'sqlite') sqlite = new Sqlite(sqlitePath(database.url), { readonly: true });
   else {
     pgClient = new pg.Client({ connectionString: database.url });
@@ -48,11 +43,11 @@ beforeAll(async () => {
 afterAll(async () => {
   sqlite?.close();
   await pgClient?.end();
-  await client?.$disconnect();
+  await opened?.close();
   await database?.drop();
 });
 
-/** The plan of `sql` (the ORM's text, with its placeholders) as lines. Parameter values do not matter: the plans are generic. */
+/** The plan of `sql` (the text sent, with its placeholders) as lines. Parameter values do not matter: the plans are generic. */
 async function plan(sql: string): Promise<string[]> {
   if (sqlite) {
     const statement = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`);

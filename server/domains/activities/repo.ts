@@ -1,7 +1,9 @@
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { Db } from '../../db/client.js';
 import { userJson } from '../../db/json-columns.js';
-import { afterMs, type Cursor } from '../../db/keyset.js';
+import type { Kind } from '../../db/direct-reads.js';
+import { selectRows } from '../../db/direct-select.js';
+import type { Cursor } from '../../db/keyset.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -24,6 +26,22 @@ export interface ActivityRecord {
 
 /** The row as stored: the JSON columns are TEXT. */
 type ActivityRow = Omit<ActivityRecord, 'actionUser' | 'templateData'> & { actionUser: string; templateData: string };
+
+/** The columns of a row, for the direct read of the list. */
+const ACTIVITY_COLUMNS = {
+  apiKeyId: 'text',
+  id: 'text',
+  organizationId: 'text',
+  documentId: 'text?',
+  featureType: 'text',
+  actionType: 'text',
+  userId: 'text',
+  actionUser: 'text',
+  targetEntityId: 'text',
+  template: 'text',
+  templateData: 'text',
+  timestamp: 'bigint',
+} as const satisfies Record<keyof ActivityRow, Kind>;
 
 const activityRowOf = (record: ActivityRecord): ActivityRow => ({ ...record, actionUser: userJson(record.actionUser), templateData: JSON.stringify(record.templateData) });
 
@@ -102,16 +120,22 @@ export function createActivitiesRepo(db: Db) {
       const base = {
         apiKeyId,
         organizationId: filter.organizationId,
-        ...(filter.documentId !== undefined ? { documentId: filter.documentId } : {}),
-        ...(filter.targetEntityId !== undefined ? { targetEntityId: filter.targetEntityId } : {}),
-        ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
-        ...(filter.activityIds !== undefined ? { id: { in: [...filter.activityIds] } } : {}),
-        ...afterMs(cursor, { order, at: 'timestamp' }),
+        documentId: filter.documentId,
+        targetEntityId: filter.targetEntityId,
+        userId: filter.userId,
+        id: filter.activityIds !== undefined ? { in: filter.activityIds } : undefined,
       };
-      const orderBy = [{ timestamp: order }, { id: order }];
-      const equalOrIn = (values: readonly string[] | undefined) =>
-        values === undefined ? undefined : values.length === 1 ? values[0]! : { in: [...values] };
-      const query = (where: object) => db.activity.findMany({ where: { ...base, ...where }, orderBy, take });
+      const equalOrIn = (values: readonly string[] | undefined) => (values === undefined ? undefined : values.length === 1 ? values[0]! : { in: values });
+      // The hot read of the activity log: past the ORM (db/direct-reads.ts).
+      const query = (where: Record<string, unknown>) =>
+        selectRows(db, {
+          from: 'Activity',
+          columns: ACTIVITY_COLUMNS,
+          where: { ...base, ...where },
+          after: { cursor, order, at: 'timestamp', id: 'id' },
+          orderBy: [['timestamp', order], ['id', order]],
+          take,
+        });
 
       // activityIds bound the rows to at most 30: nothing to fan out.
       const fanOut =
@@ -125,8 +149,8 @@ export function createActivitiesRepo(db: Db) {
       const actionType = equalOrIn(filter.actionTypes);
       const featureType = equalOrIn(filter.featureTypes);
       const rest = {
-        ...(actionType !== undefined && fanOut !== 'actionType' ? { actionType } : {}),
-        ...(featureType !== undefined && fanOut !== 'featureType' ? { featureType } : {}),
+        actionType: fanOut !== 'actionType' ? actionType : undefined,
+        featureType: fanOut !== 'featureType' ? featureType : undefined,
       };
       if (fanOut === undefined) return (await query(rest)).map(activityFrom);
 
