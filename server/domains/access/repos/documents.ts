@@ -3,25 +3,37 @@ import { providerOfClient, type Db } from '../../../db/client.js';
 import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
+import { selectRows } from '../../../db/direct-select.js';
+
+const DOCUMENT_COLUMNS = {
+  apiKeyId: 'text',
+  organizationId: 'text',
+  id: 'text',
+  name: 'text',
+  folderId: 'text?',
+  accessType: 'text',
+  disabled: 'bool',
+  createdAt: 'bigint',
+  updatedAt: 'bigint',
+} as const;
 
 /** Documents of an organization; scoped by application like every access repo (see organizations.ts). */
 export function createDocumentsRepo(db: Db, clock: Clock) {
   return {
-    findDocument: (apiKeyId: string, organizationId: string, id: string) =>
-      db.document.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
+    // The reads of access checks and of Get Documents are direct (db/direct-reads.ts).
+    findDocument: async (apiKeyId: string, organizationId: string, id: string) =>
+      (await selectRows(db, { from: 'Document', columns: DOCUMENT_COLUMNS, where: { apiKeyId, organizationId, id } }))[0] ?? null,
 
-    findDocuments: (apiKeyId: string, organizationId: string, ids: string[]) => db.document.findMany({ where: { apiKeyId, organizationId, id: { in: ids } } }),
+    findDocuments: (apiKeyId: string, organizationId: string, ids: string[]) =>
+      selectRows(db, { from: 'Document', columns: DOCUMENT_COLUMNS, where: { apiKeyId, organizationId, id: { in: ids } } }),
 
     listDocuments: (apiKeyId: string, organizationId: string, q: { ids?: string[]; folderId?: string; after?: Cursor; take: number }) =>
-      db.document.findMany({
-        where: {
-          apiKeyId,
-          organizationId,
-          ...(q.ids ? { id: { in: q.ids } } : {}),
-          ...(q.folderId !== undefined ? { folderId: q.folderId } : {}),
-          ...afterMs(q.after),
-        },
-        orderBy: byCreation(),
+      selectRows(db, {
+        from: 'Document',
+        columns: DOCUMENT_COLUMNS,
+        where: { apiKeyId, organizationId, id: q.ids ? { in: q.ids } : undefined, folderId: q.folderId },
+        after: { cursor: q.after, order: 'asc', at: 'createdAt', id: 'id' },
+        orderBy: [['createdAt', 'asc'], ['id', 'asc']],
         take: q.take,
       }),
 

@@ -3,6 +3,19 @@ import type { Db } from '../../../db/client.js';
 import { byCreation } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
+import { selectRows } from '../../../db/direct-select.js';
+
+const FOLDER_COLUMNS = {
+  apiKeyId: 'text',
+  organizationId: 'text',
+  id: 'text',
+  name: 'text',
+  parentId: 'text?',
+  accessType: 'text',
+  inheritAccessFromParent: 'bool',
+  createdAt: 'bigint',
+  updatedAt: 'bigint',
+} as const;
 
 /** Folders of an organization; scoped by application like every access repo (see organizations.ts). */
 export function createFoldersRepo(db: Db, clock: Clock) {
@@ -11,7 +24,9 @@ export function createFoldersRepo(db: Db, clock: Clock) {
       db.folder.findUnique({ where: { apiKeyId_organizationId_id: { apiKeyId, organizationId, id } } }),
 
     /** Every folder of an organization: trees are small next to documents, and ancestry needs them all. */
-    listFolders: (apiKeyId: string, organizationId: string) => db.folder.findMany({ where: { apiKeyId, organizationId }, orderBy: byCreation() }),
+    // Direct (db/direct-reads.ts): every access check on a folder or a document in one reads them.
+    listFolders: (apiKeyId: string, organizationId: string) =>
+      selectRows(db, { from: 'Folder', columns: FOLDER_COLUMNS, where: { apiKeyId, organizationId }, orderBy: [['createdAt', 'asc'], ['id', 'asc']] }),
 
     createFolder: (row: { apiKeyId: string; organizationId: string; id: string; name: string; parentId: string | null; accessType: string; inheritAccessFromParent: boolean }) =>
       db.folder.create({ data: { ...row, ...created(clock) } }),

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client.js';
 import { afterMs, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
+import { selectRows } from '../../../db/direct-select.js';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
 export type PrincipalType = 'user' | 'group';
@@ -32,6 +33,15 @@ function fieldsOf(text: string | null): string[] {
   return Array.isArray(parsed) ? parsed.filter((f): f is string => typeof f === 'string') : [];
 }
 
+const GRANT_COLUMNS = {
+  resourceType: 'text',
+  resourceId: 'text',
+  principalType: 'text',
+  principalId: 'text',
+  accessRole: 'text',
+  expiresAt: 'bigint?',
+  accessFields: 'text?',
+} as const;
 const GRANT_READ = { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true, accessFields: true } as const;
 const grantRowOf = (g: { resourceType: string; resourceId: string; principalType: string; principalId: string; accessRole: string; expiresAt: bigint | null; accessFields: string | null }) =>
   ({ ...g, expiresAt: seconds(g.expiresAt), accessFields: fieldsOf(g.accessFields) }) as GrantRow;
@@ -103,18 +113,16 @@ export function createGrantsRepo(db: Db, clock: Clock) {
       }),
 
     /** Grants of these principals in one organization that have not lapsed. */
-    liveGrantsOf: async (apiKeyId: string, organizationId: string, principals: { type: PrincipalType; ids: string[] }[], nowSeconds: number) =>
-      (
-        await db.grant.findMany({
-        where: {
-          apiKeyId,
-          organizationId,
-          OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })),
-          AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] }],
-        },
-        select: GRANT_READ,
-      })
-      ).map(grantRowOf),
+    // Direct (db/direct-reads.ts): Get Permissions reads it on every call. One read per principal type;
+    // a lapsed grant is dropped here rather than in SQL (the same rows: a lapse is `expiresAt` not after now).
+    liveGrantsOf: async (apiKeyId: string, organizationId: string, principals: { type: PrincipalType; ids: string[] }[], nowSeconds: number) => {
+      const rows = [];
+      for (const p of principals) {
+        if (p.ids.length === 0) continue;
+        rows.push(...(await selectRows(db, { from: 'Grant', columns: GRANT_COLUMNS, where: { apiKeyId, organizationId, principalType: p.type, principalId: { in: p.ids } } })));
+      }
+      return rows.filter((g) => g.expiresAt === null || Number(g.expiresAt) > nowSeconds).map(grantRowOf);
+    },
 
     /**
      * Live grants on one document and on what it takes access from: the

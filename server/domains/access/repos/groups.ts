@@ -1,6 +1,7 @@
 import { upsertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../../lib/clock.js';
+import { selectRows } from '../../../db/direct-select.js';
 
 /** User groups of an organization and their members; scoped by application like every access repo. */
 export function createGroupsRepo(db: Db, clock: Clock) {
@@ -30,8 +31,9 @@ export function createGroupsRepo(db: Db, clock: Clock) {
     membersOfGroups: (apiKeyId: string, organizationId: string, groupIds: string[]) =>
       db.userGroupMember.findMany({ where: { apiKeyId, organizationId, groupId: { in: groupIds } }, select: { userId: true, groupId: true } }),
 
+    // Direct (db/direct-reads.ts): Get Permissions reads it on every call.
     groupsOfUsers: (apiKeyId: string, organizationId: string, userIds: string[]) =>
-      db.userGroupMember.findMany({ where: { apiKeyId, organizationId, userId: { in: userIds } }, select: { userId: true, groupId: true } }),
+      selectRows(db, { from: 'UserGroupMember', columns: { userId: 'text', groupId: 'text' }, where: { apiKeyId, organizationId, userId: { in: userIds } } }),
 
     // ── owned data (../owned-data.ts): the groups themselves go with their organization (organizations.ts) ──
     deleteOrganizationMembers: async (apiKeyId: string, organizationId: string): Promise<void> => {

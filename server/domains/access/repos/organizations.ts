@@ -3,6 +3,9 @@ import { providerOfClient, type Db } from '../../../db/client.js';
 import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
+import { selectRows } from '../../../db/direct-select.js';
+
+const ORGANIZATION_COLUMNS = { apiKeyId: 'text', id: 'text', name: 'text', disabled: 'bool', createdAt: 'bigint', updatedAt: 'bigint' } as const;
 
 /**
  * Organizations. Every function takes the application (apiKeyId) first and
@@ -12,7 +15,9 @@ import { created } from './times.js';
  */
 export function createOrganizationsRepo(db: Db, clock: Clock) {
   return {
-    findOrganization: (apiKeyId: string, id: string) => db.organization.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
+    // Direct (db/direct-reads.ts): every access check reads it.
+    findOrganization: async (apiKeyId: string, id: string) =>
+      (await selectRows(db, { from: 'Organization', columns: ORGANIZATION_COLUMNS, where: { apiKeyId, id } }))[0] ?? null,
 
     createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name, ...created(clock) } }),
 
