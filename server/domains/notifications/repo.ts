@@ -4,6 +4,8 @@ import { upsertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
 import { afterMs, type Cursor } from '../../db/keyset.js';
+import type { Kind } from '../../db/direct-reads.js';
+import { selectRows } from '../../db/direct-select.js';
 
 export type RecipientRow = NotificationRecipient;
 export type SortOrder = 'asc' | 'desc';
@@ -78,6 +80,35 @@ function chunks<T>(items: readonly T[], size = ID_BATCH): T[][] {
 }
 
 const ordered = (order: SortOrder, idField: 'id' | 'notificationId') => [{ timestamp: order }, { [idField]: order }];
+
+// The reads of Get Notifications are direct (db/direct-reads.ts); these are their columns.
+const NOTIFICATION_COLUMNS = {
+  apiKeyId: 'text',
+  id: 'text',
+  organizationId: 'text',
+  documentId: 'text?',
+  locationId: 'text?',
+  source: 'text',
+  sourceData: 'text',
+  eventId: 'text?',
+  actionUserId: 'text?',
+  actionUser: 'text?',
+  headlineTemplate: 'text',
+  headlineData: 'text',
+  bodyMessage: 'text?',
+  timestamp: 'bigint',
+} as const satisfies Record<keyof Notification, Kind>;
+const RECIPIENT_COLUMNS = {
+  apiKeyId: 'text',
+  notificationId: 'text',
+  userId: 'text',
+  userKey: 'text',
+  organizationId: 'text',
+  documentId: 'text?',
+  locationId: 'text?',
+  timestamp: 'bigint',
+  readAt: 'bigint?',
+} as const satisfies Record<keyof NotificationRecipient, Kind>;
 
 export function createNotificationsRepo(db: Db) {
   return {
@@ -172,20 +203,14 @@ export function createNotificationsRepo(db: Db) {
       organizationId: string,
       q: { documentId: string; locationId?: string; ids?: string[]; after?: Cursor; take: number; order: SortOrder },
     ): Promise<NotificationRecord[]> =>
-      db.notification
-        .findMany({
-        where: {
-          apiKeyId,
-          organizationId,
-          documentId: q.documentId,
-          ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
-          ...(q.ids ? { id: { in: q.ids } } : {}),
-          ...afterMs(q.after, { order: q.order, at: 'timestamp' }),
-        },
-        orderBy: ordered(q.order, 'id'),
+      selectRows(db, {
+        from: 'Notification',
+        columns: NOTIFICATION_COLUMNS,
+        where: { apiKeyId, organizationId, documentId: q.documentId, locationId: q.locationId, id: q.ids ? { in: q.ids } : undefined },
+        after: { cursor: q.after, order: q.order, at: 'timestamp', id: 'id' },
+        orderBy: [['timestamp', q.order], ['id', q.order]],
         take: q.take,
-      })
-        .then((rows) => rows.map(notificationFrom)),
+      }).then((rows) => rows.map(notificationFrom)),
 
     /** The recipient rows of a user's notifications (optionally of one document / location, among some IDs), one keyset page. */
     listForUser: (
@@ -193,17 +218,12 @@ export function createNotificationsRepo(db: Db) {
       organizationId: string,
       q: { userId: string; documentId?: string; locationId?: string; ids?: string[]; after?: Cursor; take: number; order: SortOrder },
     ) =>
-      db.notificationRecipient.findMany({
-        where: {
-          apiKeyId,
-          organizationId,
-          userId: q.userId,
-          ...(q.documentId !== undefined ? { documentId: q.documentId } : {}),
-          ...(q.locationId !== undefined ? { locationId: q.locationId } : {}),
-          ...(q.ids ? { notificationId: { in: q.ids } } : {}),
-          ...afterMs(q.after, { order: q.order, at: 'timestamp', id: 'notificationId' }),
-        },
-        orderBy: ordered(q.order, 'notificationId'),
+      selectRows(db, {
+        from: 'NotificationRecipient',
+        columns: RECIPIENT_COLUMNS,
+        where: { apiKeyId, organizationId, userId: q.userId, documentId: q.documentId, locationId: q.locationId, notificationId: q.ids ? { in: q.ids } : undefined },
+        after: { cursor: q.after, order: q.order, at: 'timestamp', id: 'notificationId' },
+        orderBy: [['timestamp', q.order], ['notificationId', q.order]],
         take: q.take,
       }),
 
@@ -227,7 +247,7 @@ export function createNotificationsRepo(db: Db) {
 
     findMany: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<NotificationRecord[]> => {
       const rows: Notification[] = [];
-      for (const batch of chunks(ids)) rows.push(...(await db.notification.findMany({ where: { apiKeyId, organizationId, id: { in: batch } } })));
+      for (const batch of chunks(ids)) rows.push(...(await selectRows(db, { from: 'Notification', columns: NOTIFICATION_COLUMNS, where: { apiKeyId, organizationId, id: { in: batch } } })));
       return rows.map(notificationFrom);
     },
 
@@ -235,7 +255,14 @@ export function createNotificationsRepo(db: Db) {
     recipientsOf: async (apiKeyId: string, notificationIds: readonly string[]): Promise<RecipientRow[]> => {
       const rows: RecipientRow[] = [];
       for (const batch of chunks(notificationIds)) {
-        rows.push(...(await db.notificationRecipient.findMany({ where: { apiKeyId, notificationId: { in: batch } }, orderBy: [{ notificationId: 'asc' }, { userId: 'asc' }] })));
+        rows.push(
+          ...(await selectRows(db, {
+            from: 'NotificationRecipient',
+            columns: RECIPIENT_COLUMNS,
+            where: { apiKeyId, notificationId: { in: batch } },
+            orderBy: [['notificationId', 'asc'], ['userId', 'asc']],
+          })),
+        );
       }
       return rows;
     },
