@@ -128,6 +128,7 @@ function fourKbText(): string {
  */
 export const crdtGetScenario: Scenario = {
   name: 'Get CRDT Data (4 KB text)',
+  floor: true,
   async setup(ctx) {
     await withOrganization(ctx);
     const headers = serviceHeaders(ctx.workspace);

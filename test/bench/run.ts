@@ -337,14 +337,24 @@ function cannon(url: string, request: BenchRequest, seconds: number, connections
 }
 
 /** Sends a scenario's probe request (its last body when it has several) to one server. */
-async function sendProbe(url: string, request: BenchRequest): Promise<{ status: number; text: string }> {
+async function sendProbe(url: string, request: BenchRequest, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
   const response = await fetch(new URL(request.path, url), {
     method: request.method ?? 'POST',
     headers: request.headers,
     body: encodeBody(request.bodies ? request.bodies[request.bodies.length - 1] : request.body),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   return { status: response.status, text: await response.text() };
+}
+
+/**
+ * Waits until a server has run what autocannon left in flight at the end of a run (it closes the
+ * connections; the server still runs their requests): one more request, answered after those, since
+ * SQLite's gate and the PostgreSQL pool both queue in order. Otherwise they share the next run: the
+ * CPU, and for a write the database's write lock.
+ */
+async function drain(url: string, request: BenchRequest): Promise<void> {
+  await sendProbe(url, request, 120_000).catch((error: unknown) => log(`could not drain ${url}: ${String(error)}`));
 }
 
 /** One request first, so a broken scenario fails with the server's answer rather than a wall of non-2xx. */
@@ -356,20 +366,27 @@ async function probe(url: string, request: BenchRequest): Promise<string | undef
 
 /**
  * An answer made comparable between the server and its floor: `result.message` dropped (the wording
- * is free) and a page token reduced to whether there is one (each side's tokens are its own);
- * object keys sorted, so key order does not count. Array order does.
+ * is free), a page token reduced to whether there is one (each side's tokens are its own), and the
+ * values at the scenario's `compareIgnoring` paths (what each side generates: IDs, times) reduced to
+ * their type; object keys sorted, so key order does not count. Array order does.
  */
-function comparable(value: unknown, path: string[] = []): unknown {
-  if (Array.isArray(value)) return value.map((item, i) => comparable(item, [...path, String(i)]));
+function comparable(value: unknown, ignoring: RegExp[] = [], path: string[] = []): unknown {
+  if (path.length > 0 && ignoring.some((pattern) => pattern.test(path.join('.')))) return `<generated ${value === null ? 'null' : typeof value}>`;
+  if (Array.isArray(value)) return value.map((item, i) => comparable(item, ignoring, [...path, String(i)]));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const at = [...path, key].join('.');
     if (at === 'result.message') continue;
     const item = (value as Record<string, unknown>)[key];
-    out[key] = at === 'result.pageToken' ? (typeof item === 'string' ? '<a token>' : item) : comparable(item, [...path, key]);
+    out[key] = at === 'result.pageToken' ? (typeof item === 'string' ? '<a token>' : item) : comparable(item, ignoring, [...path, key]);
   }
   return out;
+}
+
+/** A `compareIgnoring` path as a pattern of whole paths: dotted, `*` for any one key or array index. */
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.split('.').map((part) => (part === '*' ? '[^.]+' : part.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&'))).join('\\.')}$`);
 }
 
 /** The first place two comparable answers differ, as `path: server … floor …`; undefined when equal. */
@@ -387,11 +404,12 @@ function firstDifference(a: unknown, b: unknown, path = ''): string | undefined 
 }
 
 /** Sends the scenario's probe to the server and its floor; why they differ, or undefined when they answer the same. */
-async function sameAnswer(serverUrl: string, floorUrl: string, request: BenchRequest): Promise<string | undefined> {
+async function sameAnswer(serverUrl: string, floorUrl: string, request: BenchRequest, compareIgnoring: string[] = []): Promise<string | undefined> {
+  const ignoring = compareIgnoring.map(pathPattern);
   const answer = async (url: string) => {
     const { status, text } = await sendProbe(url, request);
     if (status < 200 || status >= 300) throw new Error(`${url} answered ${status}: ${text.slice(0, 300)}`);
-    return comparable(JSON.parse(text));
+    return comparable(JSON.parse(text), ignoring);
   };
   const [server, floor] = await Promise.all([answer(serverUrl), answer(floorUrl)]);
   const difference = firstDifference(server, floor);
@@ -610,11 +628,15 @@ async function main(): Promise<number> {
         await scenario.setup(ctx);
       }
       const request = scenario.request(ctx);
-      const differs = scenario.floor && floorServer ? await sameAnswer(server.url, floorServer.url, request) : undefined;
+      const differs = scenario.floor && floorServer ? await sameAnswer(server.url, floorServer.url, request, scenario.compareIgnoring) : undefined;
       if (differs) throw new Error(differs);
       measurement = await measure(scenario.name, server.url, server.child.pid!, request, scenario.connections);
-      // Right after the server, on the same request and connections.
-      if (scenario.floor && floorServer) floor = await measure(`${scenario.name} (floor)`, floorServer.url, floorServer.child.pid!, request, scenario.connections);
+      // Right after the server, on the same request and connections, each run drained before the next.
+      if (scenario.floor && floorServer) {
+        await drain(server.url, request);
+        floor = await measure(`${scenario.name} (floor)`, floorServer.url, floorServer.child.pid!, request, scenario.connections);
+        await drain(floorServer.url, request);
+      }
       if (floor && !floor.ok) {
         measurement.ok = false;
         measurement.problem = [measurement.problem, `floor: ${floor.problem ?? ''}`].filter(Boolean).join('; ');

@@ -73,6 +73,12 @@ export interface RequestScenario extends ScenarioBase {
    * the server's, and the row reports server req/s ÷ floor req/s (see README.md, "Floors").
    */
   floor?: boolean;
+  /**
+   * For a write with a floor: paths of the answer whose values each side generates itself (IDs, the
+   * time of the write), compared by type only. Dotted, `*` for any one key or array index, e.g.
+   * `result.data.*.annotationId`. Everything else must still be equal.
+   */
+  compareIgnoring?: string[];
   request(ctx: BenchContext): BenchRequest;
 }
 
@@ -253,6 +259,9 @@ const FANOUT_DOC = 'bench-fanout-doc';
 const fanoutUsers = Array.from({ length: 20 }, (_, i) => `bench-fanout-u${i}`);
 scenarios.push({
   name: 'Add Comment mentioning 20 users with configs',
+  // Each side writes its own thread: the IDs it generated and the time it wrote differ.
+  floor: true,
+  compareIgnoring: ['result.data.*.annotationId', 'result.data.*.createdAt', 'result.data.*.lastUpdated', 'result.data.*.comments.*.commentId', 'result.data.*.comments.*.createdAt', 'result.data.*.comments.*.lastUpdated'],
   async setup(ctx) {
     const headers = serviceHeaders(ctx.workspace);
     const users = ['bench-fanout-author', ...fanoutUsers].map((userId, i) => ({ userId, name: `Fan-out ${i}`, email: `${userId}@example.com` }));
@@ -353,6 +362,8 @@ async function seedNotifications(ctx: BenchContext): Promise<void> {
 for (const page of [1, 50] as const) {
   scenarios.push({
     name: `Get Notifications page ${page}`,
+    // The floor reads the cursor of the server's page-50 token (see floor-server.mjs).
+    floor: true,
     async setup(ctx) {
       notificationsSeeded ??= seedNotifications(ctx);
       await notificationsSeeded;
