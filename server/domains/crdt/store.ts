@@ -90,6 +90,9 @@ export function createCrdtStore(deps: {
      * event, and the row keeps its last editor.
      */
     async saveRead(apiKeyId: string, key: EditorKey, row: CrdtRow, read: { state: Uint8Array; at: bigint }): Promise<void> {
+      // Read again unchanged (the base is these bytes, from the same save): the stored state already holds them,
+      // and the write would change nothing. Every Get wrote its row before, so repeated reads queued as writes.
+      if (row.restBase !== null && row.updatedAt === read.at && Buffer.from(row.restBase).equals(read.state)) return;
       await repo.save(apiKeyId, key, { state: Y.mergeUpdates([row.state, read.state]), restBase: read.state, at: read.at, updatedByUserId: row.updatedByUserId });
     },
 
