@@ -81,7 +81,7 @@ describe('GET /metrics', () => {
     expect(res.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const all = parseExposition(res.text);
     const names = new Set(all.map((s) => s.name));
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds', 'nodejs_heap_size_used_bytes']) {
       expect(names).toContain(name);
     }
     expect(res.text).toContain('# TYPE collab_http_request_duration_seconds histogram');
