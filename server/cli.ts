@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from './config.js';
 import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
-import { repoRoot } from './db/migration-engine.js';
+import { repoRoot } from './db/migrations-folder.js';
 import { openMigratedDatabase } from './db/startup.js';
 import type { Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';

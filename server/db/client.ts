@@ -1,5 +1,5 @@
-import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
-import { PrismaClient as PostgresClient } from './generated/postgresql/client.js';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import type { PoolStats } from '../platform/metrics.js';
 import { driverFor, providerOf, type Provider } from './adapter.js';
 import { transactional, type UnitOfWork } from './unit-of-work.js';
@@ -47,12 +47,8 @@ export interface OpenOptions {
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
-  const driver = driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
-  const adapter = driver.factory;
-  const root =
-    provider === 'sqlite'
-      ? new SqliteClient({ adapter })
-      : (new PostgresClient({ adapter }) as unknown as Db);
+  const driver = await driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
+  const root = await newClient(provider, driver.factory);
   await root.$connect();
   if (provider === 'sqlite') {
     // WAL lets readers proceed while one writer commits; NORMAL sync is the
@@ -67,4 +63,17 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
   );
   clients.set(db, { provider, pool: driver.pool });
   return { db, uow, provider, close: () => root.$disconnect() };
+}
+
+/**
+ * The generated client of one database, loaded when it is opened: each holds
+ * its schema's runtime data model, and the other database's is never needed.
+ */
+async function newClient(provider: Provider, adapter: SqlDriverAdapterFactory): Promise<Db> {
+  if (provider === 'sqlite') {
+    const { PrismaClient } = await import('./generated/sqlite/client.js');
+    return new PrismaClient({ adapter });
+  }
+  const { PrismaClient } = await import('./generated/postgresql/client.js');
+  return new PrismaClient({ adapter }) as unknown as Db;
 }

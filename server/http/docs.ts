@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { repoRoot } from '../db/migration-engine.js';
+import { repoRoot } from '../db/migrations-folder.js';
 import { sendError } from './error-handler.js';
 import { hasBody } from './operation.js';
 

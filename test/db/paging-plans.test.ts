@@ -32,7 +32,7 @@ let sqlite: Sqlite.Database | undefined;
 beforeAll(async () => {
   database = await createTestDatabase();
   await applyMigrations(database.url);
-  const adapter = driverFor(database.url).factory;
+  const adapter = (await driverFor(database.url)).factory;
   const log = [{ emit: 'event' as const, level: 'query' as const }];
   const made = providerOf(database.url) === 'sqlite' ? new SqliteClient({ adapter, log }) : new PostgresClient({ adapter, log });
   client = made as unknown as typeof client;
