@@ -244,7 +244,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       // Diagnostics only to stderr: stdout carries the one JSON answer.
       const logger = createLogger('silent');
       // A revoked token or changed setting reaches the running servers' caches at once through Redis.
-      const fanout = config.redisUrl ? redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
+      const fanout = config.redisUrl ? await redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
       try {
         const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock, fanout });
         const progressLines: string[] = [];
