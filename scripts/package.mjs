@@ -6,7 +6,7 @@
 //
 // DIR gets what the server reads at run time and nothing else:
 //   dist/        the compiled contract and server, the generated Prisma clients included
-//   prisma/<provider>/migrations/   applied at start (server/db/migration-engine.ts)
+//   prisma/<provider>/migrations/   applied at start (server/db/migrate.ts)
 //   openapi/openapi.json            served at /openapi.json and /docs
 //   package.json the runtime dependencies; `start`, `cli` and `db:migrate`
 //                run dist/ directly (no prestart build, no postinstall)

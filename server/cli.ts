@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from './config.js';
 import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { applyMigrations, migrationStatus } from './db/migrate.js';
-import { repoRoot } from './db/migration-engine.js';
+import { repoRoot } from './db/migrations-folder.js';
 import { openMigratedDatabase } from './db/startup.js';
 import type { Db } from './db/client.js';
 import type { UnitOfWork } from './db/unit-of-work.js';
@@ -244,7 +244,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       // Diagnostics only to stderr: stdout carries the one JSON answer.
       const logger = createLogger('silent');
       // A revoked token or changed setting reaches the running servers' caches at once through Redis.
-      const fanout = config.redisUrl ? redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
+      const fanout = config.redisUrl ? await redisPublisher(config.redisUrl, () => (unsent = true)) : undefined;
       try {
         const services = createServices({ config, db: database.db, uow: database.uow, sealer, logger, clock: systemClock, fanout });
         const progressLines: string[] = [];

@@ -8,13 +8,14 @@ import { openMigratedDatabase } from './db/startup.js';
 import type { ExpectedApplication, UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { answerClientError } from './http/client-error.js';
 import { createLogger } from './http/logging.js';
-import { connectRedis } from './http/redis-store.js';
+import type { connectRedis } from './http/redis-store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import type { Sealer } from './lib/crypto.js';
 import { openVerifiedSealer, watchMasterKey } from './lib/master-key.js';
 import { createMetrics } from './platform/metrics.js';
 import { localFanout, redisFanout, type Fanout } from './platform/fanout.js';
 import { localPresenceDirectory, redisPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
+import type { SharedDocumentsFor } from './realtime/shared-documents.js';
 import { createServices, type CoreDeps, type Services } from './services.js';
 
 export interface RunningServer {
@@ -60,6 +61,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let keyWatch: ReturnType<typeof watchMasterKey> | undefined;
   let fanout: Fanout | undefined;
   let presenceDirectory: PresenceDirectory | undefined;
+  let sharedDocuments: SharedDocumentsFor | undefined;
   try {
     const clock = options.overrides?.clock ?? systemClock;
     sealer = await openVerifiedSealer(database.db, { envValue: config.masterKey, dataDir: config.dataDir }, clock);
@@ -71,11 +73,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       onLost: (message) => logger.error(message),
       onError: (error) => logger.warn({ err: error }, 'master key state unreadable: keys unchanged until the next try'),
     });
-    redis = config.redisUrl
-      ? await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'))
-      : undefined;
-    fanout = config.redisUrl ? await redisFanout(config.redisUrl, logger) : localFanout();
-    presenceDirectory = config.redisUrl ? await redisPresenceDirectory(config.redisUrl, logger) : localPresenceDirectory();
+    // What Redis serves loads with REDIS_URL only (ioredis, the rate-limit store, Hocuspocus's Redis
+    // extension): a process without it would hold them in memory unused.
+    if (config.redisUrl) {
+      const { connectRedis } = await import('./http/redis-store.js');
+      redis = await connectRedis(config.redisUrl, (error) => logger.warn({ err: error }, 'redis unavailable: rate limits count in this process until it is back'));
+      fanout = await redisFanout(config.redisUrl, logger);
+      presenceDirectory = await redisPresenceDirectory(config.redisUrl, logger);
+      sharedDocuments = (await import('./realtime/shared-documents.js')).sharedDocumentsThrough(config.redisUrl, logger);
+    } else {
+      fanout = localFanout();
+      presenceDirectory = localPresenceDirectory();
+    }
     services = createServices({
       config,
       db: database.db,
@@ -87,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       readCacheTtlMs: options.overrides?.readCacheTtlMs,
       fanout,
       presenceDirectory,
+      sharedDocuments,
       metrics: createMetrics({ processMetrics: true }),
     });
     const app = createApp({ config, db: database.db, logger, services, rateLimitStore: options.overrides?.rateLimitStore ?? redis?.storeFor, redisCheck: redis?.check, unready: () => sealer.retired() });

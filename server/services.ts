@@ -37,6 +37,7 @@ import { createReadCache } from './platform/read-cache.js';
 import { localFanout, type Fanout } from './platform/fanout.js';
 import { createConnectionAccess } from './realtime/connection-access.js';
 import { createRealtimeHub } from './realtime/hub.js';
+import type { SharedDocumentsFor } from './realtime/shared-documents.js';
 import { localPresenceDirectory, type PresenceDirectory } from './platform/presence-directory.js';
 
 /** What every entry point (HTTP server, CLI, job worker, real-time layer) starts from. */
@@ -45,6 +46,8 @@ export interface CoreDeps {
   fanout?: Fanout;
   /** Where each process reports its WebSocket users for the others' Get Presence (Redis with REDIS_URL); default: this process only. */
   presenceDirectory?: PresenceDirectory;
+  /** Live documents synced with the other processes (Hocuspocus's Redis extension with REDIS_URL); default: this process only. */
+  sharedDocuments?: SharedDocumentsFor;
   config: Config;
   db: Db;
   uow: UnitOfWork;
@@ -112,7 +115,6 @@ export function createServices(deps: CoreDeps) {
     live: (store) =>
       createRealtimeHub({
         options: {
-          redisUrl: config.redisUrl,
           ...config.realtime,
           restIdleMs: 5_000,
           maxMessageBytes: config.bodyLimitBytes,
@@ -129,6 +131,7 @@ export function createServices(deps: CoreDeps) {
           nowSeconds: () => nowSeconds(clock),
         }),
         fanout,
+        sharedDocuments: deps.sharedDocuments,
       }),
   });
   const realtime = crdt.shared.live;

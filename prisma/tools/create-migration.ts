@@ -16,16 +16,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { Provider } from '../../server/db/adapter.js';
-import {
-  migrationsDirFor,
-  NO_FILTERS,
-  pgMigrationFactory,
-  readMigrationsList,
-  repoRoot,
-  sqliteMemoryFactory,
-  withEngine,
-  withTemporaryPgDatabase,
-} from '../../server/db/migration-engine.js';
+import { NO_FILTERS, pgMigrationFactory, sqliteMemoryFactory, withEngine, withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
+import { migrationsDirFor, readMigrationsList, repoRoot } from '../../server/db/migrations-folder.js';
 // @ts-expect-error -- a plain .mjs without declarations (allowJs is off); typed below.
 import * as generateClientsModule from './generate-clients.mjs';
 

@@ -1,9 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import pg from 'pg';
 import { gatedSqlite } from './sqlite-gate.js';
 import { ConfigError } from '../lib/config-error.js';
 import type { PoolStats } from '../platform/metrics.js';
@@ -76,9 +73,14 @@ function remembering(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdap
  * client.ts). PostgreSQL's pool is made here rather than by the adapter, so
  * its counts can be read (the adapter keeps its own pool out of reach); the
  * adapter still ends it on disconnect.
+ *
+ * Only the driver of the URL's database is loaded: a process holds one for
+ * its whole life, and the other (pg and its adapter on SQLite, the native
+ * better-sqlite3 on PostgreSQL) would take memory for nothing.
  */
-export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Driver {
+export async function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): Promise<Driver> {
   if (providerOf(databaseUrl) === 'sqlite') {
+    const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
     // Busy timeout 0: the gate waits for another connection's lock without blocking the process (see sqlite-gate.ts).
     const gated = gatedSqlite(new PrismaBetterSqlite3({ url: prepareSqliteFile(databaseUrl), timeout: 0 }), { busyWaitMs: SQLITE_BUSY_WAIT_MS });
     return {
@@ -90,6 +92,7 @@ export function driverFor(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, sta
       },
     };
   }
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   // Sent as a startup parameter of every connection, so it holds for each statement the pool runs
   // (a lock wait included), not only the ones this code thought of. 0 leaves the server's own setting.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) });
@@ -113,6 +116,6 @@ export const DEFAULT_POOL_SIZE = 10;
  */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
-export function adapterFactoryFor(databaseUrl: string): SqlDriverAdapterFactory {
-  return driverFor(databaseUrl).factory;
+export async function adapterFactoryFor(databaseUrl: string): Promise<SqlDriverAdapterFactory> {
+  return (await driverFor(databaseUrl)).factory;
 }

@@ -4,7 +4,7 @@ import Sqlite from 'better-sqlite3';
 import { failedPrecondition, invalidArgument } from '../lib/app-error.js';
 import { providerOf, sqlitePath } from './adapter.js';
 import { sqliteRecordedMigrations } from './migrate.js';
-import { shippedMigrations } from './migration-engine.js';
+import { shippedMigrations } from './migrations-folder.js';
 
 /**
  * Backups of the embedded SQLite database (operator CLI `backup` and

@@ -1,5 +1,5 @@
-import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
-import { PrismaClient as PostgresClient } from './generated/postgresql/client.js';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import type { PoolStats } from '../platform/metrics.js';
 import { driverFor, providerOf, type Provider } from './adapter.js';
 import { transactional, type UnitOfWork } from './unit-of-work.js';
@@ -55,14 +55,9 @@ export interface OpenOptions {
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
   const provider = providerOf(databaseUrl);
-  const driver = driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
-  const adapter = driver.factory;
-  const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
-  const root =
-    provider === 'sqlite'
-      ? new SqliteClient({ adapter, log })
-      : (new PostgresClient({ adapter, log }) as unknown as Db);
+  const driver = await driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
   const onQuery = options.onQuery;
+  const root = await newClient(provider, driver.factory, onQuery !== undefined);
   if (onQuery) (root as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query));
   await root.$connect();
   if (provider === 'sqlite') {
@@ -88,4 +83,18 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
   });
   clients.set(db, { provider, pool: driver.pool, direct });
   return { db, uow, provider, close: () => root.$disconnect() };
+}
+
+/**
+ * The generated client of one database, loaded when it is opened: each holds
+ * its schema's runtime data model, and the other database's is never needed.
+ */
+async function newClient(provider: Provider, adapter: SqlDriverAdapterFactory, logQueries: boolean): Promise<Db> {
+  const log = logQueries ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
+  if (provider === 'sqlite') {
+    const { PrismaClient } = await import('./generated/sqlite/client.js');
+    return new PrismaClient({ adapter, log });
+  }
+  const { PrismaClient } = await import('./generated/postgresql/client.js');
+  return new PrismaClient({ adapter, log }) as unknown as Db;
 }

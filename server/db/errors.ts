@@ -1,9 +1,11 @@
 import { alreadyExists } from '../lib/app-error.js';
-import { Prisma } from './generated/sqlite/client.js';
+// The runtime's class, which both generated clients throw: taking it through one of them (their Prisma
+// namespace) would load that client's modules on the other database too.
+import { PrismaClientKnownRequestError } from '@prisma/client/runtime/client';
 
 /** A unique constraint refused the write (P2002): the caller's ID is taken. */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+  return error instanceof PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
 /** Runs a create whose unique key the caller chose: a taken key is ALREADY_EXISTS naming `what`. */
@@ -18,12 +20,12 @@ export async function createdOnce<T>(what: string, write: () => Promise<T>): Pro
 
 /** An update or delete found no row (P2025). */
 export function isMissingRow(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
+  return error instanceof PrismaClientKnownRequestError && error.code === 'P2025';
 }
 
 /** A transaction could not start or finish in time (P2028) or lost a write conflict or deadlock (P2034). */
 export function isTransactionContention(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && (error.code === 'P2028' || error.code === 'P2034');
+  return error instanceof PrismaClientKnownRequestError && (error.code === 'P2028' || error.code === 'P2034');
 }
 
 /**
@@ -33,7 +35,7 @@ export function isTransactionContention(error: unknown): boolean {
  * with the driver's code in `meta`; a pg error seen directly carries it as `code`.
  */
 export function isStatementTimeout(error: unknown): boolean {
-  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+  if (error instanceof PrismaClientKnownRequestError) {
     const cause = (error.meta as { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } | undefined)?.driverAdapterError?.cause;
     return cause?.originalCode === QUERY_CANCELED || cause?.code === QUERY_CANCELED;
   }

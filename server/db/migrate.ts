@@ -2,10 +2,9 @@
 // wasm schema engine (see migration-engine.ts for why not the CLI). Runs on
 // every server start, so the no-op case must stay cheap.
 import { existsSync } from 'node:fs';
-import Sqlite from 'better-sqlite3';
-import pg from 'pg';
+import type Sqlite from 'better-sqlite3';
 import { providerOf, sqlitePath, type Provider } from './adapter.js';
-import { migrationsDirFor, migrationsThrough, NO_FILTERS, readMigrationsList, withEngineFor } from './migration-engine.js';
+import { migrationsDirFor, migrationsThrough, readMigrationsList } from './migrations-folder.js';
 
 export interface ApplyOptions {
   /**
@@ -38,9 +37,11 @@ export async function applyMigrations(databaseUrl: string, options: ApplyOptions
   // finished, answer from one read instead of starting the schema engine (a wasm module, about a
   // second of CPU) and, on PostgreSQL, queueing for the migration lock.
   const names = migrationsList.migrationDirectories.map((d) => d.path);
-  if (provider === 'sqlite' ? sqliteUpToDate(databaseUrl, names) : await postgresUpToDate(databaseUrl, names)) {
+  if (provider === 'sqlite' ? await sqliteUpToDate(databaseUrl, names) : await postgresUpToDate(databaseUrl, names)) {
     return { provider, applied: [] };
   }
+  // The engine and its drivers load only now: a server whose database is up to date never needs them.
+  const { withEngineFor, NO_FILTERS } = await import('./migration-engine.js');
   const apply = () => withEngineFor(databaseUrl, (engine) => engine.applyMigrations({ migrationsList, filters: NO_FILTERS }));
   const { appliedMigrationNames } = provider === 'postgresql' ? await whileHoldingMigrationLock(databaseUrl, apply) : await apply();
   return { provider, applied: appliedMigrationNames };
@@ -60,7 +61,7 @@ const MIGRATION_LOCK_KEY = 7_248_101_613;
  * Whoever gets it next finds the migrations applied and does nothing.
  */
 async function whileHoldingMigrationLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = await pgClient(databaseUrl);
   // A connection dropped while waiting is reported by the query below; without a listener it would end the process.
   client.on('error', () => undefined);
   await client.connect();
@@ -84,9 +85,10 @@ async function whileHoldingMigrationLock<T>(databaseUrl: string, fn: () => Promi
  * when the history table already lists every migration as finished, answer
  * from a plain read-only look and leave the engine unstarted.
  */
-function sqliteUpToDate(databaseUrl: string, migrations: string[]): boolean {
+async function sqliteUpToDate(databaseUrl: string, migrations: string[]): Promise<boolean> {
   const path = sqlitePath(databaseUrl);
   if (!existsSync(path)) return false;
+  const { default: Sqlite } = await import('better-sqlite3');
   const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
     return allRecorded(sqliteRecordedMigrations(db), migrations);
@@ -113,7 +115,7 @@ function allRecorded(recorded: string[] | undefined, migrations: string[]): bool
 
 /** The PostgreSQL side of the no-op check above: one connection, one read of the history table. */
 async function postgresUpToDate(databaseUrl: string, migrations: string[]): Promise<boolean> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = await pgClient(databaseUrl);
   // A connection dropped while reading is reported by the query; without a listener it would end the process.
   client.on('error', () => undefined);
   await client.connect();
@@ -154,6 +156,7 @@ export async function migrationStatus(databaseUrl: string): Promise<MigrationSta
   const provider = providerOf(databaseUrl);
   const migrationsList = readMigrationsList(migrationsDirFor(provider));
   const migrations = migrationsList.migrationDirectories.map((directory) => directory.path);
+  const { withEngineFor, NO_FILTERS } = await import('./migration-engine.js');
   const diagnosis = await withEngineFor(databaseUrl, (engine) =>
     engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTERS }),
   ).catch((error: unknown) => {
@@ -194,4 +197,10 @@ function isMissingMigrationsTable(error: unknown): boolean {
     (error as { code?: unknown }).code === 'P1014' &&
     error.message.includes('_prisma_migrations')
   );
+}
+
+/** pg loads on PostgreSQL only: on SQLite nothing else needs it. */
+async function pgClient(databaseUrl: string) {
+  const { default: pg } = await import('pg');
+  return new pg.Client({ connectionString: databaseUrl });
 }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { repoRoot } from '../db/migration-engine.js';
+import { repoRoot } from '../db/migrations-folder.js';
 import { sendError } from './error-handler.js';
 import { hasBody } from './operation.js';
 
@@ -53,13 +53,19 @@ const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
  * like the health probes.
  */
 export function docsRoutes(): Router {
-  // Read once: the file is what `npm run openapi` wrote and the drift check guards, the same for
-  // `npm run dev` and the built dist/ (repoRoot walks up from either).
-  const document = readFileSync(join(repoRoot, 'openapi', 'openapi.json'));
-  const title = (JSON.parse(document.toString('utf8')) as { info: { title: string } }).info.title;
-  const page = renderPage(title);
-  // ETags are off app-wide (operations are POSTs); this ~1 MB document is fetched on every page view, so it gets one.
-  const etag = `"${createHash('sha256').update(document).digest('base64url').slice(0, 27)}"`;
+  // Read once, on the first request for either: every process would otherwise hold the ~1 MB
+  // document (and parse all of it for its title while starting) for a page few ever open. The
+  // file is what `npm run openapi` wrote and the drift check guards, the same for `npm run dev`
+  // and the built dist/ (repoRoot walks up from either).
+  let published: { document: Buffer; page: string; etag: string } | undefined;
+  const reference = () => {
+    if (published) return published;
+    const document = readFileSync(join(repoRoot, 'openapi', 'openapi.json'));
+    const title = (JSON.parse(document.toString('utf8')) as { info: { title: string } }).info.title;
+    // ETags are off app-wide (operations are POSTs); this ~1 MB document is fetched on every page view, so it gets one.
+    const etag = `"${createHash('sha256').update(document).digest('base64url').slice(0, 27)}"`;
+    return (published = { document, page: renderPage(title), etag });
+  };
 
   // A body on these GETs is refused unread, as on the JWKS routes (see matchOperation).
   const noBody: RequestHandler = (req, res, next) => {
@@ -71,6 +77,7 @@ export function docsRoutes(): Router {
 
   const router = Router();
   router.get('/openapi.json', noBody, (req, res) => {
+    const { document, etag } = reference();
     // The document changes with a deploy: a cache must not serve it without asking again.
     res.setHeader('cache-control', 'no-cache');
     res.setHeader('etag', etag);
@@ -80,7 +87,7 @@ export function docsRoutes(): Router {
   });
   router.get('/docs', noBody, docsPolicy, (_req, res) => {
     res.setHeader('cache-control', 'no-cache');
-    res.type('html').send(page);
+    res.type('html').send(reference().page);
   });
   router.get(DOCS_BUNDLE_URL, noBody, docsPolicy, (_req, res, next) => {
     res.sendFile(bundlePath, { maxAge: ONE_YEAR_MS, immutable: true }, (error) => error && next(error));

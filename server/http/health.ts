@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Db } from '../db/client.js';
 import { RECORDED_MIGRATIONS_SQL } from '../db/migrate.js';
-import { shippedMigrations } from '../db/migration-engine.js';
+import { shippedMigrations } from '../db/migrations-folder.js';
 import type { Provider } from '../db/adapter.js';
 import { untracked } from './logging.js';
 

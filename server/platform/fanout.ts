@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
@@ -29,7 +28,12 @@ export function localFanout(): Fanout {
   };
 }
 
+/**
+ * ioredis loads with the first Redis client, never in a process without
+ * REDIS_URL: it and its command table would hold memory there for nothing.
+ */
 export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
+  const { Redis } = await import('ioredis');
   // A subscriber connection may send nothing but (UN)SUBSCRIBE: the ready check's INFO must not run on it.
   // A Redis that stops answering must not hold a publishing request: the command times out and the message stays local.
   const pub = new Redis(url, { maxRetriesPerRequest: 2, commandTimeout: 1000 });
@@ -77,7 +81,8 @@ export async function redisFanout(url: string, log: Logger): Promise<Fanout> {
  * sent is reported to `onError`; the servers then see the change when their
  * cached copy expires (see platform/read-cache.ts).
  */
-export function redisPublisher(url: string, onError: (error: unknown) => void): Fanout {
+export async function redisPublisher(url: string, onError: (error: unknown) => void): Promise<Fanout> {
+  const { Redis } = await import('ioredis');
   // Every step bounded: connecting, and each command (a Redis that accepts connections but never
   // answers would otherwise hold the command, and the CLI, for ever). No ready check (its INFO is one more wait).
   const pub = new Redis(url, {

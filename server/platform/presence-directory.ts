@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DocumentKey } from './owned-data.js';
 
@@ -43,6 +42,8 @@ export const REPORT_TTL_SECONDS = 45;
  * members whose report has expired and removes them from the set.
  */
 export async function redisPresenceDirectory(url: string, log: Logger): Promise<PresenceDirectory> {
+  // With REDIS_URL only, like the fan-out's (see fanout.ts).
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { maxRetriesPerRequest: 2 });
   redis.on('error', (error) => log.warn({ err: error }, 'redis (presence directory) connection error'));
   // IDs may hold any character: the JSON array of them is an unambiguous key.

@@ -1,23 +1,10 @@
-import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
 import { Hocuspocus, type Extension } from '@hocuspocus/server';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { CrdtStore } from '../domains/crdt/store.js';
 import { createPeerSync, type PeerSync } from './peer-sync.js';
 import { createPersistence, type Persistence } from './persistence.js';
-
-/**
- * Hocuspocus's Redis extension for syncing documents and awareness between
- * processes, without its save lock: a save that loses the lock is skipped,
- * and if that process held edits the other had not received yet, nothing
- * saves them before the document unloads. Saves merge with the stored state
- * under a row lock instead (see CrdtStore.saveMerged).
- */
-class SharedDocuments extends RedisExtension {
-  override async onStoreDocument(): Promise<void> {}
-  override async afterStoreDocument(): Promise<void> {}
-}
+import type { SharedDocumentsFor } from './shared-documents.js';
 
 type DirectConnection = Awaited<ReturnType<Hocuspocus['openDirectConnection']>>;
 
@@ -41,7 +28,9 @@ export interface AppRealtime {
 export function createAppRealtime(deps: {
   apiKeyId: string;
   processId: string;
-  options: { redisUrl: string | undefined; saveDebounceMs: number; saveMaxDebounceMs: number; saveRetryDelayMs: number };
+  options: { saveDebounceMs: number; saveMaxDebounceMs: number; saveRetryDelayMs: number };
+  /** With REDIS_URL: syncs the documents with the other processes. */
+  shared: SharedDocumentsFor | undefined;
   store: CrdtStore;
   uow: UnitOfWork;
   log: Logger;
@@ -57,21 +46,9 @@ export function createAppRealtime(deps: {
     onGone: (name) => hocuspocus.closeConnections(name),
   });
   const extensions: Extension[] = [persistence.extension, deps.auth];
-  const { redisUrl } = options;
   let peers: PeerSync | undefined;
-  if (redisUrl) {
-    const redis = new SharedDocuments({
-      // Each instance subscribes per document: the ready check's INFO must not run on a subscriber connection.
-      createClient: () => {
-        const client = new Redis(redisUrl, { enableReadyCheck: false });
-        client.on('error', (error) => log.warn({ err: error }, 'redis (collaborative documents) connection error'));
-        return client;
-      },
-      prefix: `collab:crdt:${apiKeyId}`,
-      identifier: `${deps.processId}-${apiKeyId}`,
-      // A document's last connection waits this long before it unloads, so sync messages in flight arrive.
-      disconnectDelay: 200,
-    });
+  if (deps.shared) {
+    const redis = deps.shared(apiKeyId, `${deps.processId}-${apiKeyId}`);
     extensions.push(redis);
     peers = createPeerSync(redis, log);
   }

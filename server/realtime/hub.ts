@@ -23,13 +23,13 @@ import {
 } from './connection-auth.js';
 import { createEviction } from './eviction.js';
 import { createRestDocuments } from './rest-documents.js';
+import type { SharedDocumentsFor } from './shared-documents.js';
 import { guardSocket } from './socket-guard.js';
 import { attachSocketRouter, type FirstAuth, type Route } from './socket-router.js';
 
 export type { ConnectionListener, DisconnectionListener, DocumentListener, LiveContext } from './connection-auth.js';
 
 export interface RealtimeOptions {
-  redisUrl: string | undefined;
   /** Hocuspocus save debounce: a changed document is saved this long after the last change… */
   saveDebounceMs: number;
   /** …and at the latest this long after the first unsaved one. */
@@ -69,6 +69,8 @@ export function createRealtimeHub(deps: {
   signingKeys: SigningKeys;
   access: ConnectionAccess;
   fanout: Fanout;
+  /** With REDIS_URL: each application's documents synced with the other processes (shared-documents.ts). */
+  sharedDocuments?: SharedDocumentsFor;
 }) {
   const { options, log } = deps;
   const processId = `proc-${randomUUID()}`;
@@ -89,7 +91,7 @@ export function createRealtimeHub(deps: {
     // Often first needed by a REST request: what is made here (Redis clients, Hocuspocus timers) outlives it.
     return detached(() => {
       const auth = connectionAuth(apiKeyId, { closed: () => closed, clock: deps.clock, signingKeys: deps.signingKeys, access: deps.access, store: deps.store, listeners });
-      const app = createAppRealtime({ apiKeyId, processId, options, store: deps.store, uow: deps.uow, log, auth });
+      const app = createAppRealtime({ apiKeyId, processId, options, shared: deps.sharedDocuments, store: deps.store, uow: deps.uow, log, auth });
       apps.set(apiKeyId, app);
       return app;
     });

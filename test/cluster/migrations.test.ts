@@ -3,7 +3,8 @@
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, outcomeWithin } from '../helpers/eventually.js';
-import { migrationsDirFor, NO_FILTERS, readMigrationsList, withEngineFor } from '../../server/db/migration-engine.js';
+import { NO_FILTERS, withEngineFor } from '../../server/db/migration-engine.js';
+import { migrationsDirFor, readMigrationsList } from '../../server/db/migrations-folder.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { killServer, spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { clusterEnv, clusterReady, explainSkip, withPg } from './cluster.js';

@@ -9,7 +9,8 @@ import { checkMigrations } from '../../prisma/tools/create-migration.js';
 import { adapterFactoryFor } from '../../server/db/adapter.js';
 import { PrismaClient } from '../../server/db/generated/sqlite/client.js';
 import { applyMigrations, migrationStatus } from '../../server/db/migrate.js';
-import { migrationsDirFor, withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
+import { withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
+import { migrationsDirFor } from '../../server/db/migrations-folder.js';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 const NO_PG_REASON = 'TEST_DATABASE_URL is not set: skipping the PostgreSQL migration tests';
@@ -37,7 +38,7 @@ describe('SQLite migrations', () => {
 
     // Also proves the engine released its connections (its EXCLUSIVE lock
     // would otherwise make this write fail with SQLITE_BUSY).
-    const db = new PrismaClient({ adapter: adapterFactoryFor(url) });
+    const db = new PrismaClient({ adapter: await adapterFactoryFor(url) });
     try {
       await db.workspace.create({
         data: { id: 'ws_1', name: 'Acme', ownerEmail: 'owner@example.com', authTokenDigest: 'digest-1', createdAt: 1_767_225_600_123n },

@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../server/db/migrate.js';
-import { shippedMigrations, withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
+import { withTemporaryPgDatabase } from '../../server/db/migration-engine.js';
+import { shippedMigrations } from '../../server/db/migrations-folder.js';
 import { lastReleaseMigrations, releaseSections } from '../helpers/changelog.js';
 import { comparable, describeSchema, readRows, rowsFor, ROWS_PER_TABLE, writeRows, type Column, type Row, type Schema } from '../helpers/schema-fill.js';
 

@@ -6,7 +6,7 @@
 // upgrade only where no such section stands in the way.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../server/db/migration-engine.js';
+import { repoRoot } from '../../server/db/migrations-folder.js';
 
 export interface ReleaseSection {
   /** The heading without `## `: `Unreleased` or a version such as `0.1.0`. */

@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { providerOf, sqlitePath, type Provider } from '../../server/db/adapter.js';
 import { applyMigrations } from '../../server/db/migrate.js';
-import { migrationsDirFor, readMigrationsList } from '../../server/db/migration-engine.js';
+import { migrationsDirFor, readMigrationsList } from '../../server/db/migrations-folder.js';
 
 /** A value as the older release's ORM handed it to its driver adapter: a Date for a DateTime column. */
 export type StoredValue = string | number | bigint | boolean | Date | null;

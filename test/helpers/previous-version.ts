@@ -12,7 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, shippedMigrations } from '../../server/db/migration-engine.js';
+import { repoRoot, shippedMigrations } from '../../server/db/migrations-folder.js';
 
 /** Overrides the commit taken as the previous version (any commit-ish git accepts), to try the test against another one. */
 export const PREVIOUS_COMMIT_VAR = 'TEST_PREVIOUS_COMMIT';

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import pg from 'pg';
 import type { Provider } from '../../server/db/adapter.js';
 import { applyMigrations } from '../../server/db/migrate.js';
-import { migrationsDirFor } from '../../server/db/migration-engine.js';
+import { migrationsDirFor } from '../../server/db/migrations-folder.js';
 
 /**
  * The migrated template that each test database is copied from, made once
