@@ -37,6 +37,27 @@ datasource db {
 ${models}`;
 }
 
+/**
+ * The generated client imports its query compiler's wasm as an ES module that
+ * exports one base64 string (2.2 MB for "small"). A loaded ES module stays
+ * loaded for the life of the process, so that string and the module's source
+ * text (as long again) held ~4.4 MB of heap in every process after the wasm
+ * was decoded. The package's CommonJS twin of that module, required and then
+ * dropped from require's cache, leaves both to the garbage collector. Throws
+ * when a Prisma upgrade changes the line, rather than leaving it be.
+ */
+const WASM_IMPORT = /const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_\w+_bg\.\w+\.wasm-base64)\.mjs"\)/;
+
+export function releaseWasmSource(classSource, path) {
+  if (!WASM_IMPORT.test(classSource)) throw new Error(`${path}: the query compiler's wasm import is not the line releaseWasmSource knows`);
+  return classSource.replace(
+    WASM_IMPORT,
+    (_, specifier) =>
+      `// Required and dropped from require's cache (prisma/tools/generate-clients.mjs, releaseWasmSource).\n` +
+      `    const { wasm } = await (async () => { const { createRequire } = await import("node:module"); const require = createRequire(import.meta.url); const path = require.resolve("${specifier}.js"); try { return require(path) } finally { delete require.cache[path] } })()`,
+  );
+}
+
 export function writeSchemas() {
   const models = readFileSync(join(root, 'prisma', 'models.prisma'), 'utf8');
   const paths = [];
@@ -60,6 +81,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const prismaBin = join(root, 'node_modules', 'prisma', 'build', 'index.js');
   for (const path of writeSchemas()) {
     execFileSync(process.execPath, [prismaBin, 'generate', '--schema', path], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  for (const provider of PROVIDERS) {
+    const classPath = join(root, 'server', 'db', 'generated', provider, 'internal', 'class.ts');
+    writeFileSync(classPath, releaseWasmSource(readFileSync(classPath, 'utf8'), classPath));
   }
   console.log(`prisma clients generated for ${PROVIDERS.join(', ')}`);
 }
