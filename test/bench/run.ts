@@ -463,7 +463,7 @@ async function measure(name: string, url: string, pid: number, request: BenchReq
 // ---------------------------------------------------------------- output
 
 function table(bare: Measurement, rows: ScenarioResult[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'floor req/s', 'floor p99', 'x floor', 'CPU ms/req', 'peak RSS MiB', ''];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non2xx', 'errors', 'x bare', 'p99 x bare', 'floor req/s', 'floor p99', 'x floor', 'CPU ms/req', 'floor CPU', 'peak RSS MiB', ''];
   const line = (m: Measurement, ratio: number | null, p99Ratio: number | null, floor: Measurement | null = null, floorRatio: number | null = null) => [
     m.name,
     m.requestsPerSec.toFixed(0),
@@ -477,6 +477,8 @@ function table(bare: Measurement, rows: ScenarioResult[]): string {
     floor === null ? '-' : floor.p99Ms.toFixed(2),
     floorRatio === null ? '-' : floorRatio.toFixed(3),
     m.cpuMsPerRequest === null ? '-' : m.cpuMsPerRequest.toFixed(2),
+    // The floor's CPU ms per request: on a shared machine, server CPU ÷ floor CPU moves less than the req/s ratio.
+    floor?.cpuMsPerRequest == null ? '-' : floor.cpuMsPerRequest.toFixed(2),
     m.peakRssMiB === null ? '-' : m.peakRssMiB.toFixed(1),
     m.ok ? '' : `FAILED: ${m.problem ?? ''}`,
   ];
