@@ -307,14 +307,16 @@ function accessRules(organizationId, folderRows, { memberships, grants }) {
   };
 }
 
+/** A newest-first (by default) keyset page's size, cursor, comparison and direction. */
+function keysetOf(data) {
+  const desc = (data.order ?? 'desc') === 'desc';
+  return { pageSize: data.pageSize ?? DEFAULT_PAGE_SIZE, after: decodeToken(data.pageToken), cmp: desc ? '<' : '>', dir: desc ? 'DESC' : 'ASC' };
+}
+
 const handlers = {
   async '/v2/activities/get'(app, data) {
     await organizationOrThrow(app.apiKeyId, data.organizationId);
-    const pageSize = data.pageSize ?? DEFAULT_PAGE_SIZE;
-    const desc = (data.order ?? 'desc') === 'desc';
-    const after = decodeToken(data.pageToken);
-    const cmp = desc ? '<' : '>';
-    const dir = desc ? 'DESC' : 'ASC';
+    const { pageSize, after, cmp, dir } = keysetOf(data);
     const rows = await db.query(
       `SELECT "id", "organizationId", "documentId", "featureType", "actionType", "actionUser", "targetEntityId", "template", "templateData", "timestamp"
        FROM "Activity" WHERE "apiKeyId" = ? AND "organizationId" = ?
@@ -445,11 +447,7 @@ const handlers = {
     ]);
     const off = toggles.find((t) => !t.enabled);
     if (off) throw new Refused(400, 'FAILED_PRECONDITION', `${off.name} is disabled`);
-    const pageSize = data.pageSize ?? DEFAULT_PAGE_SIZE;
-    const desc = (data.order ?? 'desc') === 'desc';
-    const after = decodeToken(data.pageToken);
-    const cmp = desc ? '<' : '>';
-    const dir = desc ? 'DESC' : 'ASC';
+    const { pageSize, after, cmp, dir } = keysetOf(data);
     // The user's recipient rows in (timestamp, id) order, joined to their notifications. The bare `<=` / `>=`
     // lets the database seek to the cursor in its index; the OR sorts out that one instant (as keysetAfter).
     const rows = await db.query(
