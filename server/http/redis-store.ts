@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
-import type { RedisStore } from 'rate-limit-redis';
+import { RedisStore } from 'rate-limit-redis';
 import { blameVariable } from '../lib/startup-error.js';
 import type { StoreFactory } from './rate-limits.js';
 
@@ -13,8 +13,6 @@ export async function connectRedis(
   url: string,
   onOutage: (error: unknown) => void = () => undefined,
 ): Promise<{ redis: Redis; storeFor: StoreFactory; ready(): boolean; check(): Promise<boolean> }> {
-  // Loaded with REDIS_URL only: a process without it never needs them (see platform/fanout.ts).
-  const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('rate-limit-redis')]);
   // No retries while starting: an unreachable Redis is a configuration error to report, not to wait out.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, retryStrategy: () => null, connectTimeout: 5000 });
   // ioredis prints unhandled 'error' events to the console as multi-line traces.
