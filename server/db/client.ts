@@ -72,7 +72,6 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
     options.onEffectError ?? ((error) => process.emitWarning(`after-commit effect failed: ${error instanceof Error ? error.message : String(error)}`)),
   );
   const direct = directReads(db, {
-    provider,
     onQuery,
     inTransaction: uow.active,
     adapter: async () => {

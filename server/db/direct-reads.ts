@@ -31,7 +31,6 @@ export interface DirectReads {
 export interface DirectSource {
   adapter(): Promise<SqlQueryable>;
   inTransaction(): boolean;
-  provider: 'sqlite' | 'postgresql';
   /** Sees each statement's SQL, as the ORM's query log does (OpenOptions.onQuery). */
   onQuery?: (sql: string) => void;
 }
@@ -50,7 +49,8 @@ export function directReads(db: Db, source: DirectSource): DirectReads {
       }
       const adapter = await source.adapter();
       source.onQuery?.(sql);
-      const result = await adapter.queryRaw({ sql, args: params.map((p) => argOf(p, source.provider)), argTypes: params.map(argTypeOf) });
+      // The adapter maps each argument as it does the ORM's (booleans to 1/0 on SQLite included).
+      const result = await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(argTypeOf) });
       const at = columns.map(([name]) => result.columnNames.indexOf(name));
       const missing = at.indexOf(-1);
       if (missing !== -1) throw new Error(`direct read: the query returns no column ${columns[missing]![0]}`);
@@ -62,9 +62,6 @@ export function directReads(db: Db, source: DirectSource): DirectReads {
     },
   };
 }
-
-/** SQLite has no boolean: 1 and 0 as the ORM stores them. */
-const argOf = (value: unknown, provider: DirectSource['provider']): unknown => (provider === 'sqlite' && typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
 function argTypeOf(value: unknown): ArgType {
   const arity = Array.isArray(value) ? 'list' : 'scalar';
