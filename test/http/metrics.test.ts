@@ -308,6 +308,17 @@ describe('GET /metrics', () => {
     await client.webhooks.deleteWebhookEndpoint({ endpointId });
   });
 
+  /**
+   * Ends a spy on a method of the server's database client. The spy went onto the root client through the
+   * unit of work's proxy, and restoring it leaves the proxy's copy of the method behind, bound to the root
+   * client: a transaction would then find that copy and run the method outside itself (on SQLite, waiting
+   * for its own end). The method lives on the client's prototype, so the own copy goes.
+   */
+  function restoreClientMethod(spy: { mockRestore(): void }, db: object, name: string): void {
+    spy.mockRestore();
+    Reflect.deleteProperty(db, name);
+  }
+
   describe('a delivery a resend took over while it was claimed is counted once, by what became of it', () => {
     const count = async (outcome: string) => valueOf(await samples(), 'collab_webhook_deliveries_total', { outcome }) ?? 0;
     /** The delivery of the endpoint the dispatcher holds now. */
@@ -327,7 +338,7 @@ describe('GET /metrics', () => {
       const original = db.$queryRawUnsafe.bind(db);
       const spy = vi.spyOn(db, '$queryRawUnsafe').mockImplementation(((sql: string, ...values: unknown[]) => {
         if (!sql.trimStart().startsWith('UPDATE "WebhookEndpoint"')) return original(sql, ...values);
-        spy.mockRestore();
+        restoreClientMethod(spy, db, '$queryRawUnsafe');
         return claimedOf(endpointId)
           .then(({ messageId }) => client.webhooks.resendWebhookMessage({ endpointId, messageId }))
           .then(() => original(sql, ...values));
@@ -358,7 +369,7 @@ describe('GET /metrics', () => {
       // transaction of this run), the endpoint is enabled again and the message resent.
       const original = db.$transaction.bind(db);
       const spy = vi.spyOn(db, '$transaction').mockImplementation(((...args: Parameters<typeof db.$transaction>) => {
-        spy.mockRestore();
+        restoreClientMethod(spy, db, '$transaction');
         return client.webhooks
           .updateWebhookEndpoint({ endpointId, disabled: false })
           .then(() => client.webhooks.resendWebhookMessage({ endpointId, messageId }))

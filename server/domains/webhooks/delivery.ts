@@ -9,6 +9,7 @@ import type { EventBus } from '../../platform/events.js';
 import type { WebhookMetrics, WebhookOutcome } from '../../platform/metrics.js';
 import { withApiKey } from './messages.js';
 import type { PostSigned } from './post-signed.js';
+import { createTryRecorder } from './recorder.js';
 import type { DeliveryQueueRepo, DeliveryTarget, LeasedDelivery } from './repos/delivery-queue.js';
 
 /** Delays after the 1st…7th failed try (the first try is immediate); the 8th failure exhausts the delivery. */
@@ -31,9 +32,10 @@ export interface Work extends DeliveryTarget {
 /**
  * One delivery's try: whether it may go now (endpoint enabled, tries left,
  * lease long enough, the endpoint's per-second budget), the signed POST, and
- * its record: an attempt row with the delivery's new state in one
- * transaction. A process that dies after sending and before recording sends
- * again: receivers de-duplicate on `webhook-id`.
+ * its record: an attempt row with the delivery's new state, in one
+ * transaction with the other tries that finished meanwhile (recorder.ts). A
+ * process that dies after sending and before recording sends again:
+ * receivers de-duplicate on `webhook-id`.
  */
 export function createDelivery(deps: {
   repo: DeliveryQueueRepo;
@@ -98,6 +100,8 @@ export function createDelivery(deps: {
     if (ended) deps.metrics.recordDelivery(state === 'canceled' ? 'canceled' : 'failed_final');
   }
 
+  const recorder = createTryRecorder({ repo, uow: deps.uow, ids: deps.ids, log: deps.log, reportExhausted });
+
   async function deliver(work: Work): Promise<void> {
     const { row, endpoint, message } = work;
     if (endpoint.disabled) return finishWithout(work, 'canceled');
@@ -137,36 +141,16 @@ export function createDelivery(deps: {
       failed && !exhausted
         ? at + Math.max(Math.round(RETRY_SCHEDULE_MS[tries - 1]! * options.retryScale), outcome.retryAfterMs ?? 0)
         : null;
-    let canceled = 0;
-    await deps.uow.run(async () => {
-      // A resend meanwhile bumped the generation: its fresh schedule stands.
-      const settled = await repo.settle(row, { state: !failed ? 'succeeded' : exhausted ? 'failed' : 'pending', nextAttemptAt: nextAt }, at);
-      if (!settled) {
-        const resent = await repo.unlease(row);
-        // Deleted meanwhile (with the endpoint or the message's document), or no longer ours: nothing to record against.
-        if (!resent && !(await repo.deliveryExists(row.id))) return;
-      }
-      await repo.createAttempt({
-        id: deps.ids.next('atmpt'),
-        apiKeyId: message.apiKeyId,
-        deliveryId: row.id,
-        endpointId: row.endpointId,
-        messageId: row.messageId,
-        status: failed ? 'failed' : 'succeeded',
-        responseStatusCode: outcome.status,
-        response: outcome.response,
-        durationMs,
-        trigger: row.manual ? 'manual' : 'scheduled',
-        nextAttemptAt: settled ? nextAt : null,
-        createdAt: at,
-      });
-      if (failed && outcome.gone) {
-        // 410 Gone: the receiver says it is gone for good (Svix does the same). Its other messages will not be
-        // sent: canceled now, not only when each comes due (a retry may be hours away).
-        canceled = await repo.disableEndpoint(row.endpointId, row.id, at);
-        deps.log.warn({ endpointId: row.endpointId }, 'webhook endpoint answered 410 Gone: disabled');
-      }
-      if (exhausted && settled) await reportExhausted(row, message, tries, outcome.status);
+    const { canceled } = await recorder.record({
+      row,
+      message,
+      outcome,
+      durationMs,
+      at,
+      state: !failed ? 'succeeded' : exhausted ? 'failed' : 'pending',
+      nextAttemptAt: nextAt,
+      exhausted,
+      tries,
     });
     // Counted once recorded: a try whose recording failed counts as unrecorded (see the pump).
     const result: WebhookOutcome = !failed ? 'delivered' : exhausted ? 'failed_final' : 'failed_retrying';
@@ -178,6 +162,8 @@ export function createDelivery(deps: {
   return {
     deliver,
     giveBack,
+    /** Waits for the records of finished tries to be written. */
+    drain: () => recorder.drain(),
     /** Endpoints out of their per-second budget at `now`: not worth claiming for. */
     outOfBudget(now: number): string[] {
       for (const [endpointId, until] of blockedUntil) if (until <= now) blockedUntil.delete(endpointId);

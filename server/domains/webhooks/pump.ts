@@ -201,6 +201,8 @@ export function createPump(deps: {
       await pumping;
       await polling;
       while (running.size > 0) await Promise.allSettled([...running]);
+      // Every try's record is committed before stop() returns (each try waits for its own; this says so).
+      await delivery.drain();
     },
   };
 }

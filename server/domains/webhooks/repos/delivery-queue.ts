@@ -55,13 +55,33 @@ export interface DeliveryTarget {
 }
 
 /** The lease a delivery was claimed under: a write conditioned on it does nothing once the delivery is resent or claimed again. */
-type Lease = Pick<LeasedDelivery, 'id' | 'leaseOwner' | 'generation'>;
+export type Lease = Pick<LeasedDelivery, 'id' | 'leaseOwner' | 'generation'>;
+
+/** A finished try's new state for its delivery, written only while the delivery is still under the try's lease. */
+export interface Settlement {
+  lease: Lease;
+  state: DeliveryState;
+  nextAttemptAt: number | null;
+}
 
 /** A nullable BigInt column as a number (times in ms, counts). */
 export const msOf = (value: number | bigint | null) => (value === null ? null : Number(value));
 
 export function createDeliveryQueueRepo(db: Db) {
   const postgres = providerOfClient(db) === 'postgresql';
+
+  /**
+   * Rows of `leases` still held as they were claimed: the primary key finds
+   * them (`id IN`), then each must match its own lease (owner, and the
+   * generation when given), so one resent or reclaimed meanwhile is left out.
+   */
+  const underLeases = (q: ReturnType<typeof rawParams>, leases: readonly Pick<Lease, 'id' | 'leaseOwner'>[], generation: readonly (number | undefined)[]) =>
+    `"id" IN (${leases.map((lease) => q.bind(lease.id)).join(', ')}) AND (${leases
+      .map((lease, i) => {
+        const g = generation[i];
+        return `("id" = ${q.bind(lease.id)} AND "leaseOwner" = ${q.bind(lease.leaseOwner)}${g === undefined ? '' : ` AND "generation" = ${q.bind(g)}`})`;
+      })
+      .join(' OR ')})`;
 
   return {
     /**
@@ -181,10 +201,6 @@ export function createDeliveryQueueRepo(db: Db) {
       return count > 0;
     },
 
-    async deliveryExists(deliveryId: string): Promise<boolean> {
-      return (await db.webhookDelivery.findUnique({ where: { id: deliveryId }, select: { id: true } })) !== null;
-    },
-
     /**
      * Ends a delivery without a try: canceled (the claim's count undone) or
      * failed. False when no longer under this lease and generation.
@@ -197,29 +213,65 @@ export function createDeliveryQueueRepo(db: Db) {
       return count > 0;
     },
 
-    /** A try's outcome as the delivery's new state, lease dropped; false when no longer under this lease and generation. */
-    async settle(lease: Lease, next: { state: DeliveryState; nextAttemptAt: number | null }, now: number): Promise<boolean> {
-      const { count } = await db.webhookDelivery.updateMany({
-        where: { id: lease.id, leaseOwner: lease.leaseOwner, generation: lease.generation },
-        data: {
-          state: next.state,
-          manual: false,
-          nextAttemptAt: next.nextAttemptAt === null ? null : BigInt(next.nextAttemptAt),
-          leaseOwner: null,
-          leaseUntil: null,
-          updatedAt: BigInt(now),
-        },
-      });
-      return count === 1;
+    /**
+     * Finished tries' new states in as few statements as there are distinct
+     * (state, next try) pairs: every success is one UPDATE. Returns the IDs
+     * written; a delivery resent or claimed again since its try began is not
+     * (its own schedule stands).
+     */
+    async settleMany(settlements: readonly Settlement[], now: number): Promise<Set<string>> {
+      const groups = new Map<string, Settlement[]>();
+      for (const item of settlements) {
+        const key = `${item.state} ${item.nextAttemptAt ?? ''}`;
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, [item]);
+        else group.push(item);
+      }
+      const settled = new Set<string>();
+      for (const group of groups.values()) {
+        const { state, nextAttemptAt } = group[0]!;
+        const q = rawParams(db);
+        const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+          `UPDATE "WebhookDelivery" SET "state" = ${q.bind(state)}, "manual" = ${q.bind(false)}, "nextAttemptAt" = ${q.bind(nextAttemptAt)},
+             "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = ${q.bind(now)}
+           WHERE ${underLeases(q, group.map((item) => item.lease), group.map((item) => item.lease.generation))}
+           RETURNING "id"`,
+          ...q.params,
+        );
+        for (const row of rows) settled.add(row.id);
+      }
+      return settled;
     },
 
-    async createAttempt(input: NewAttempt): Promise<void> {
-      await db.webhookAttempt.create({
-        data: {
+    /** unlease for several deliveries in one statement; returns the IDs that were still held by their lease owner. */
+    async unleaseMany(leases: readonly Pick<Lease, 'id' | 'leaseOwner'>[]): Promise<Set<string>> {
+      if (leases.length === 0) return new Set();
+      const q = rawParams(db);
+      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+        `UPDATE "WebhookDelivery" SET "leaseOwner" = NULL, "leaseUntil" = NULL
+         WHERE ${underLeases(q, leases, [])}
+         RETURNING "id"`,
+        ...q.params,
+      );
+      return new Set(rows.map((row) => row.id));
+    },
+
+    /** Which of these deliveries still exist. */
+    async existing(deliveryIds: readonly string[]): Promise<Set<string>> {
+      if (deliveryIds.length === 0) return new Set();
+      const rows = await db.webhookDelivery.findMany({ where: { id: { in: [...deliveryIds] } }, select: { id: true } });
+      return new Set(rows.map((row) => row.id));
+    },
+
+    /** Several tries' attempt rows in one INSERT. */
+    async createAttempts(inputs: readonly NewAttempt[]): Promise<void> {
+      if (inputs.length === 0) return;
+      await db.webhookAttempt.createMany({
+        data: inputs.map((input) => ({
           ...input,
           nextAttemptAt: input.nextAttemptAt === null ? null : BigInt(input.nextAttemptAt),
           createdAt: BigInt(input.createdAt),
-        },
+        })),
       });
     },
 
