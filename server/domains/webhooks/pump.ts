@@ -109,7 +109,7 @@ export function createPump(deps: {
         if (left === 0) inFlight.delete(row.endpointId);
         else inFlight.set(row.endpointId, left);
         running.delete(task);
-        if (started && !stopped) void pump();
+        if (started && !stopped) pumpSoon();
       });
     running.add(task);
     return task;
@@ -147,6 +147,21 @@ export function createPump(deps: {
       }
     })();
     return pumping;
+  }
+
+  /**
+   * Pumps once the tries that ended in this turn of the event loop have all
+   * freed their slots: a batch of records ends many tries at once, and one
+   * claim then fills all their slots instead of one claim per slot.
+   */
+  let pumpQueued = false;
+  function pumpSoon(): void {
+    if (pumpQueued) return;
+    pumpQueued = true;
+    setImmediate(() => {
+      pumpQueued = false;
+      if (started && !stopped) void pump();
+    });
   }
 
   function schedule() {

@@ -37,7 +37,8 @@ export interface Recorded {
  * commits, not the sends, the limit of delivery: on SQLite every
  * transaction waits its turn on the one connection (behind the requests
  * that add events), on PostgreSQL each costs round trips and a WAL flush.
- * Nothing waits on a timer: a try that finishes alone is written at once.
+ * Nothing waits on a timer: a try that finishes alone is written in the
+ * same turn of the event loop, after the other answers that turn brought.
  *
  * Each row's write is still conditioned on its own lease (owner and
  * generation): a delivery resent or claimed again meanwhile keeps its new
@@ -64,6 +65,7 @@ export function createTryRecorder(deps: {
   }
   let queue: Queued[] = [];
   let writing: Promise<void> | undefined;
+  let gathering = false;
 
   /** One transaction for `items`; what each one canceled, by position. */
   async function write(items: readonly FinishedTry[]): Promise<number[]> {
@@ -134,7 +136,7 @@ export function createTryRecorder(deps: {
   }
 
   function startWriting(): void {
-    if (writing !== undefined || queue.length === 0) return;
+    if (writing !== undefined || gathering || queue.length === 0) return;
     const batch = queue.slice(0, MAX_BATCH);
     queue = queue.slice(batch.length);
     writing = flush(batch).finally(() => {
@@ -148,13 +150,20 @@ export function createTryRecorder(deps: {
     record(item: FinishedTry): Promise<Recorded> {
       return new Promise<Recorded>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        startWriting();
+        if (writing !== undefined || gathering) return;
+        // The answers that came in the same turn of the event loop go into the same transaction: on SQLite a
+        // transaction runs to its end without letting the event loop turn, so without this each would be alone.
+        gathering = true;
+        setImmediate(() => {
+          gathering = false;
+          startWriting();
+        });
       });
     },
 
     /** Resolves once every try queued so far is written (or has failed to be). */
     async drain(): Promise<void> {
-      while (writing !== undefined) await writing;
+      while (writing !== undefined || gathering) await (writing ?? new Promise((resolve) => setImmediate(resolve)));
     },
   };
 }
