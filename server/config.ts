@@ -194,7 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       retryScale: numberFrom(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 300_000),
-      concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+      concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 64, 0, 10_000),
       perEndpointConcurrency: intFrom(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1, 10_000),
       pollMs: intFrom(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 0, 3_600_000),
       retentionDays: intFrom(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),

@@ -539,7 +539,8 @@ async function main(): Promise<number> {
   log('starting servers');
   const wantsFloor = selected.some((s) => 'request' in s && s.floor);
   const [server, bareServer, floorServer] = await Promise.all([
-    startRealServer(env),
+    // The bench server delivers no webhooks: the webhook scenarios start their own deliverer (webhooks.ts).
+    startRealServer({ ...env, WEBHOOK_CONCURRENCY: '0' }),
     startChild('bare server', [BARE_ENTRY], { ...process.env, PORT: '0', HOST, NODE_ENV: 'production' }),
     wantsFloor
       ? startChild('floor server', [FLOOR_ENTRY], { ...process.env, PORT: '0', HOST, NODE_ENV: 'production', DATABASE_URL: env.DATABASE_URL })
