@@ -265,16 +265,25 @@ export function createDeliveryQueueRepo(db: Db) {
       return new Set(rows.map((row) => row.id));
     },
 
-    /** Several tries' attempt rows in one INSERT. */
+    /**
+     * Several tries' attempt rows in one INSERT. Hand-written: the ORM's
+     * createMany compiles its query anew for every row count, and the
+     * batches of the recorder come in every size.
+     */
     async createAttempts(inputs: readonly NewAttempt[]): Promise<void> {
       if (inputs.length === 0) return;
-      await db.webhookAttempt.createMany({
-        data: inputs.map((input) => ({
-          ...input,
-          nextAttemptAt: input.nextAttemptAt === null ? null : BigInt(input.nextAttemptAt),
-          createdAt: BigInt(input.createdAt),
-        })),
-      });
+      const q = rawParams(db);
+      const rows = inputs.map(
+        (x) =>
+          `(${[x.id, x.apiKeyId, x.deliveryId, x.endpointId, x.messageId, x.status, x.responseStatusCode, x.response, x.durationMs, x.trigger, x.nextAttemptAt, x.createdAt]
+            .map(q.bind)
+            .join(', ')})`,
+      );
+      await db.$executeRawUnsafe(
+        `INSERT INTO "WebhookAttempt" ("id", "apiKeyId", "deliveryId", "endpointId", "messageId", "status", "responseStatusCode", "response", "durationMs", "trigger", "nextAttemptAt", "createdAt")
+         VALUES ${rows.join(', ')}`,
+        ...q.params,
+      );
     },
 
     /**
