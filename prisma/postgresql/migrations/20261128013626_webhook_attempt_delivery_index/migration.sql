@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "WebhookAttempt_deliveryId_idx" ON "WebhookAttempt"("deliveryId");
