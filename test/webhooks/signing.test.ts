@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { withApiKey } from '../../server/domains/webhooks/messages.js';
+import { newSigningSecret, signatureHeader } from '../../server/domains/webhooks/secrets.js';
 import { eventually } from '../helpers/eventually.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { addThreads, createEndpoint, idOf, verifyDelivery } from '../helpers/webhooks.js';
@@ -95,4 +96,12 @@ it('signs with both secrets after a rotation: two v1 signatures, and the old and
   new Webhook(rotated.secret).verify(after.raw, onlyNew);
   expect(() => new Webhook(endpoint.secret).verify(after.raw, onlyNew)).toThrow();
   expect(idOf(after)).not.toBe(idOf(before));
+});
+
+it('signs as the standardwebhooks package does, for every secret given and any body', () => {
+  const secrets = [newSigningSecret(), newSigningSecret()];
+  const at = new Date(1_767_225_600_123);
+  for (const body of ['{}', '{"text":"héllo – ✓ 𝄞"}', 'x'.repeat(70_000)]) {
+    expect(signatureHeader(secrets, 'msg_sign', at, body)).toBe(secrets.map((secret) => new Webhook(secret).sign('msg_sign', at, body)).join(' '));
+  }
 });

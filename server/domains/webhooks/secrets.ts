@@ -1,16 +1,32 @@
-import { randomBytes } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { createHmac, randomBytes } from 'node:crypto';
+
+const PREFIX = 'whsec_';
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes (what Svix and standardwebhooks verifiers take). */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  return `${PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
+/** Signing keys by secret: decoded once, as the dispatcher signs every try with the same few. */
+const keys = new Map<string, Buffer>();
+function keyOf(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    if (keys.size >= 10_000) keys.clear();
+    key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /**
  * The `webhook-signature` header: `v1,<sig>` per secret, space-separated,
- * current secret first. Signed with the standardwebhooks package over
- * `id.timestamp.body`, the exact bytes sent.
+ * current secret first: the Standard Webhooks scheme, base64 HMAC-SHA256 over
+ * `id.timestamp.body` (the exact bytes sent). Node's HMAC rather than the
+ * standardwebhooks package's pure-JavaScript one, which took a few percent of
+ * a busy dispatcher's CPU; a test checks both give the same header.
  */
 export function signatureHeader(secrets: readonly string[], messageId: string, at: Date, body: string): string {
-  return secrets.map((secret) => new Webhook(secret).sign(messageId, at, body)).join(' ');
+  const signed = `${messageId}.${Math.floor(at.getTime() / 1000)}.${body}`;
+  return secrets.map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed, 'utf8').digest('base64')}`).join(' ');
 }
