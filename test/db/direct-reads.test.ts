@@ -7,17 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedDatabase } from '../../server/db/startup.js';
 import type { Database } from '../../server/db/client.js';
 import { selectRows } from '../../server/db/direct-select.js';
+import { insertMany } from '../../server/db/bulk.js';
+import { createdOnce } from '../../server/db/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let testDb: TestDatabase;
 let database: Database;
+const sent: { sql: string; via: 'orm' | 'direct' }[] = [];
 
 const FOLDER = { apiKeyId: 'text', organizationId: 'text', id: 'text', name: 'text', parentId: 'text?', accessType: 'text', inheritAccessFromParent: 'bool', createdAt: 'bigint', updatedAt: 'bigint' } as const;
 const BIG = 2n ** 62n + 7n;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  database = (await openMigratedDatabase(testDb.url)).database;
+  database = (await openMigratedDatabase(testDb.url, { onQuery: (sql, via) => sent.push({ sql, via }) })).database;
   await database.db.folder.createMany({
     data: [
       { apiKeyId: 'app', organizationId: 'org', id: 'f1', name: 'Ünïcødé 📁 \'quote" ', parentId: null, accessType: 'public', inheritAccessFromParent: false, createdAt: BIG, updatedAt: 0n },
@@ -65,7 +68,10 @@ describe('direct reads', () => {
     await expect(
       database.uow.run(async () => {
         await database.db.folder.update({ where: { apiKeyId_organizationId_id: { apiKeyId: 'app', organizationId: 'org', id: 'f2' } }, data: { name: 'renamed', inheritAccessFromParent: false } });
+        sent.length = 0;
         const [inside] = await direct({ id: 'f2' });
+        // Straight to the adapter's transaction, not through the ORM's raw query on it.
+        expect(sent.map((s) => s.via)).toEqual(['direct']);
         expect(inside).toMatchObject({ name: 'renamed', inheritAccessFromParent: false, updatedAt: -5n });
         expect(inside).toEqual((await byOrm()).find((row) => row.id === 'f2'));
         throw new Error('roll back');
@@ -76,5 +82,34 @@ describe('direct reads', () => {
 
   it('refuse a name that is not an identifier', async () => {
     await expect(selectRows(database.db, { from: 'Folder"; DROP TABLE "Folder', columns: FOLDER, where: {} })).rejects.toThrow(/not a column or table name/);
+  });
+
+  it('insert many rows past the ORM, each value as the ORM stores it, in the unit of work', async () => {
+    const rows = [
+      { apiKeyId: 'ins', organizationId: 'org', id: 'a', name: 'Ünïcødé 📁 \'quote" {"json":1}', parentId: null, accessType: 'public', inheritAccessFromParent: false, createdAt: BIG, updatedAt: -1n },
+      { apiKeyId: 'ins', organizationId: 'org', id: '__proto__', name: '', parentId: 'a', accessType: 'restricted', inheritAccessFromParent: true, createdAt: 0n, updatedAt: 2n ** 53n + 1n },
+    ];
+    await database.uow.run(async () => {
+      sent.length = 0;
+      await insertMany(database.db, 'Folder', rows);
+      expect(sent.map((s) => s.via)).toEqual(['direct']);
+    });
+    const stored = await database.db.folder.findMany({ where: { apiKeyId: 'ins' }, orderBy: { createdAt: 'asc' } });
+    expect(stored).toEqual([rows[1], rows[0]]);
+    // Out of a unit of work too (one statement).
+    await insertMany(database.db, 'Folder', [{ ...rows[0]!, id: 'b' }]);
+    expect(await database.db.folder.count({ where: { apiKeyId: 'ins' } })).toBe(3);
+  });
+
+  it('insert many: a taken key fails the whole statement as a unique violation, and the unit of work rolls back', async () => {
+    const row = { apiKeyId: 'dup', organizationId: 'org', id: 'x', name: 'x', parentId: null, accessType: 'public', inheritAccessFromParent: false, createdAt: 1n, updatedAt: 1n };
+    await insertMany(database.db, 'Folder', [row]);
+    await expect(
+      database.uow.run(async () => {
+        await insertMany(database.db, 'Folder', [{ ...row, id: 'y' }]);
+        await createdOnce('folder x', () => insertMany(database.db, 'Folder', [{ ...row, id: 'z' }, row]));
+      }),
+    ).rejects.toMatchObject({ status: 'ALREADY_EXISTS', message: 'folder x already exists' });
+    expect((await database.db.folder.findMany({ where: { apiKeyId: 'dup' } })).map((f) => f.id)).toEqual(['x']);
   });
 });
