@@ -30,6 +30,8 @@ export interface UnitOfWork {
    * does not stop the others.
    */
   afterCommit(effect: () => void | Promise<void>): void;
+  /** An object that stands for the current unit of work while it runs (undefined outside one): what it has done can be kept against it. */
+  scope(): object | undefined;
 }
 
 interface Ambient {
@@ -94,6 +96,10 @@ export function transactional(
       return result;
     },
     active: () => ambient.getStore()?.root === root,
+    scope() {
+      const store = ambient.getStore();
+      return store?.root === root ? store : undefined;
+    },
     afterCommit(effect) {
       const store = ambient.getStore();
       if (store?.root === root) store.effects.push(effect);

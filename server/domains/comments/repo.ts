@@ -182,6 +182,22 @@ function commentFrom<R extends CommentRow>(row: R): Omit<R, CommentJson> & Comme
   return withStoredJson({ ...row, fromUser: userRefFrom(fromUser), taggedUsers: userRefsFrom(taggedUsers) }, { fromUser, taggedUsers });
 }
 
+/**
+ * New threads with their new comments as a read of them would give them
+ * (each row's stored text decoded again, comments in the order written, which
+ * is their orderKey order; no reactions yet): a write needs no read after it.
+ */
+export function asStoredThreads(threads: readonly ThreadRecord[], comments: readonly CommentRecord[]): FullThread[] {
+  const commentsOf = new Map<string, FullComment[]>();
+  for (const comment of comments) {
+    const full = { ...commentFrom(commentRowOf(comment)), reactions: [] };
+    const list = commentsOf.get(comment.annotationId);
+    if (list) list.push(full);
+    else commentsOf.set(comment.annotationId, [full]);
+  }
+  return threads.map((thread) => ({ ...threadFrom(threadRowOf(thread)), comments: commentsOf.get(thread.id) ?? [] }));
+}
+
 function commentRowOf(record: CommentRecord): CommentRow {
   return {
     apiKeyId: record.apiKeyId,
