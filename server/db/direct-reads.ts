@@ -16,10 +16,26 @@ import type { Db } from './client.js';
  * the read goes through the transaction (the ORM's raw query on it): the
  * transaction holds the SQLite gate and sees its own writes.
  */
-export type Kind = 'text' | 'text?' | 'int' | 'int?' | 'bigint' | 'bigint?' | 'bool';
+export type Kind = 'text' | 'text?' | 'int' | 'int?' | 'bigint' | 'bigint?' | 'bool' | 'bytes' | 'bytes?';
 export type Shape = Record<string, Kind>;
 
-type ValueOf<K extends Kind> = K extends 'text' ? string : K extends 'text?' ? string | null : K extends 'int' ? number : K extends 'int?' ? number | null : K extends 'bigint' ? bigint : K extends 'bigint?' ? bigint | null : boolean;
+type ValueOf<K extends Kind> = K extends 'text'
+  ? string
+  : K extends 'text?'
+    ? string | null
+    : K extends 'int'
+      ? number
+      : K extends 'int?'
+        ? number | null
+        : K extends 'bigint'
+          ? bigint
+          : K extends 'bigint?'
+            ? bigint | null
+            : K extends 'bytes'
+              ? Uint8Array
+              : K extends 'bytes?'
+                ? Uint8Array | null
+                : boolean;
 export type RowOf<S extends Shape> = { -readonly [K in keyof S]: ValueOf<S[K]> };
 
 export interface DirectReads {
@@ -110,5 +126,10 @@ function decode(kind: Kind, value: unknown, column: string): unknown {
       return typeof value === 'bigint' ? value : BigInt(value as string | number);
     case 'bool':
       return value === true || value === 1 || value === 1n || value === '1' || value === 't' || value === 'true';
+    case 'bytes':
+    case 'bytes?':
+      // A plain Uint8Array of its own, as the ORM gives (the drivers hand out Buffers, some of them views of a shared pool).
+      if (value instanceof Uint8Array) return new Uint8Array(value);
+      throw new Error(`direct read: column ${column} is not bytes`);
   }
 }

@@ -80,6 +80,24 @@ describe('direct reads', () => {
     expect((await direct({ id: 'f2' }))[0]).toMatchObject({ name: '', inheritAccessFromParent: true });
   });
 
+  it('decode bytes as the ORM does: a Uint8Array of its own, empty and NULL kept apart', async () => {
+    const base = { apiKeyId: 'app', organizationId: 'org', documentId: 'd', restClientId: 2n ** 40n, type: 'text', contentKey: 'content', updatedByUserId: null, createdAt: 1n, updatedAt: 2n };
+    await database.db.crdtDocument.createMany({
+      data: [
+        { ...base, editorId: 'e1', state: new Uint8Array([0, 1, 255, 0]), restBase: null },
+        { ...base, editorId: 'e2', state: new Uint8Array(0), restBase: new Uint8Array([7]) },
+      ],
+    });
+    const columns = { editorId: 'text', state: 'bytes', restBase: 'bytes?', restClientId: 'bigint?', updatedByUserId: 'text?' } as const;
+    const rows = await selectRows(database.db, { from: 'CrdtDocument', columns, where: { apiKeyId: 'app', documentId: 'd' }, orderBy: [['editorId', 'asc']] });
+    const orm = await database.db.crdtDocument.findMany({ where: { apiKeyId: 'app', documentId: 'd' }, orderBy: { editorId: 'asc' }, select: { editorId: true, state: true, restBase: true, restClientId: true, updatedByUserId: true } });
+    expect(rows).toEqual(orm);
+    expect(rows.map((r) => r.state.constructor)).toEqual([Uint8Array, Uint8Array]);
+    expect([...rows[0]!.state]).toEqual([0, 1, 255, 0]);
+    expect(rows[1]!.state.byteLength).toBe(0);
+    expect(rows[0]!.restBase).toBeNull();
+  });
+
   it('refuse a name that is not an identifier', async () => {
     await expect(selectRows(database.db, { from: 'Folder"; DROP TABLE "Folder', columns: FOLDER, where: {} })).rejects.toThrow(/not a column or table name/);
   });
