@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp, type AppDeps } from './app.js';
 import { ConfigError, type Config } from './config.js';
-import type { Database } from './db/client.js';
+import type { Database, QueryListener } from './db/client.js';
 import { openMigratedDatabase } from './db/startup.js';
 import type { ExpectedApplication, UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { answerClientError } from './http/client-error.js';
@@ -40,8 +40,8 @@ export interface RunningServer {
 export interface StartOptions {
   /** Made with createLogger's options (REQUEST_FIELDS in server/http/logging.ts), or its lines carry no request ID and operation. */
   logger?: Logger;
-  /** Test seams: a clock the test moves, a shared rate-limit store, lower agent caps. */
-  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits']; readCacheTtlMs?: number };
+  /** Test seams: a clock the test moves, a shared rate-limit store, lower agent caps, every statement's SQL (tests that count them). */
+  overrides?: { clock?: Clock; rateLimitStore?: AppDeps['rateLimitStore']; agentLimits?: CoreDeps['agentLimits']; readCacheTtlMs?: number; onQuery?: QueryListener };
 }
 
 /** Migrates, opens the database and listens: everything `npm start` does but signal handling. */
@@ -51,6 +51,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     onEffectError: (error) => logger.error({ err: error }, 'after-commit effect failed'),
+    onQuery: options.overrides?.onQuery,
   });
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
   const shutdown = keepAliveShutdown();

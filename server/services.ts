@@ -84,6 +84,7 @@ export function createServices(deps: CoreDeps) {
   const readCache = createReadCache({
     fanout,
     inTransaction: uow.active,
+    transaction: uow.scope,
     ttlMs: deps.readCacheTtlMs,
     afterCommit: (effect) => uow.afterCommit(effect),
     onPublishError: (error) => logger.warn({ err: error }, 'could not tell the other processes about a changed credential or setting'),

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import { gatedSqlite } from './sqlite-gate.js';
 import { ConfigError } from '../lib/config-error.js';
 import type { PoolStats } from '../platform/metrics.js';
@@ -51,18 +51,33 @@ export interface Driver {
   pool(): PoolStats;
   /** The adapter the client connected through (db/direct-reads.ts); undefined before it connects. */
   adapter(): SqlDriverAdapter | undefined;
+  /** Told of each transaction the client opens, as the adapter's own object (db/unit-of-work.ts keeps it for direct statements). */
+  onTransaction(listener: (tx: Transaction) => void): void;
 }
 
-/** The factory, remembering the adapter it makes: the client connects once, through it. */
-function remembering(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdapterFactory; adapter(): SqlDriverAdapter | undefined } {
+/** The factory, remembering the adapter it makes (the client connects once, through it) and telling of each transaction it starts. */
+function remembering(factory: SqlDriverAdapterFactory): Pick<Driver, 'factory' | 'adapter' | 'onTransaction'> {
   let connected: SqlDriverAdapter | undefined;
+  let listener: ((tx: Transaction) => void) | undefined;
   return {
     factory: {
       provider: factory.provider,
       adapterName: factory.adapterName,
-      connect: async () => (connected = await factory.connect()),
+      connect: async () => {
+        const adapter = await factory.connect();
+        const startTransaction = adapter.startTransaction.bind(adapter);
+        adapter.startTransaction = async (isolationLevel) => {
+          const tx = await startTransaction(isolationLevel);
+          listener?.(tx);
+          return tx;
+        };
+        return (connected = adapter);
+      },
     },
     adapter: () => connected,
+    onTransaction: (next) => {
+      listener = next;
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { providerOfClient, type Db } from './client.js';
+import { directReadsOf, providerOfClient, type Db } from './client.js';
 
 /**
  * Writes many rows as one `INSERT … SELECT … ON CONFLICT (key) DO UPDATE`
@@ -19,20 +19,36 @@ export async function upsertMany(
   rows: Record<string, unknown>[],
   conflict: { key: readonly string[]; update: readonly string[] },
 ): Promise<void> {
+  const ident = (name: string) => `"${name}"`;
+  const onConflict =
+    conflict.update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${conflict.update.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ')}`;
+  await writeRows(db, table, rows, ` ON CONFLICT (${conflict.key.map(ident).join(', ')}) ${onConflict}`);
+}
+
+/**
+ * Inserts many rows in one statement, as upsertMany does; a row whose key is
+ * taken fails the whole statement as a unique violation (see createdOnce in
+ * db/errors.ts). Sent past the ORM: its createMany compiles a new query plan
+ * on every call (createMany plans are not cached), which cost more than the
+ * statement itself on Add Comment's path.
+ */
+export async function insertMany(db: Db, table: string, rows: readonly object[]): Promise<void> {
+  await writeRows(db, table, rows as readonly Record<string, unknown>[], '');
+}
+
+async function writeRows(db: Db, table: string, rows: readonly Record<string, unknown>[], tail: string): Promise<void> {
   if (rows.length === 0) return;
   const provider = providerOfClient(db);
   const columns = Object.keys(rows[0]!);
   const ident = (name: string) => `"${name}"`;
   const list = columns.map(ident).join(', ');
-  const onConflict =
-    conflict.update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${conflict.update.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ')}`;
   const payload = JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((c) => [c, storable(row[c], provider)]))));
   // SQLite: `WHERE true` keeps ON CONFLICT from being read as a join constraint of the SELECT.
   const source =
     provider === 'sqlite'
       ? `SELECT ${columns.map((c) => `value ->> '${c}'`).join(', ')} FROM json_each(?) WHERE true`
       : `SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`;
-  await db.$executeRawUnsafe(`INSERT INTO ${ident(table)} (${list}) ${source} ON CONFLICT (${conflict.key.map(ident).join(', ')}) ${onConflict}`, payload);
+  await directReadsOf(db).execute(`INSERT INTO ${ident(table)} (${list}) ${source}${tail}`, [payload]);
 }
 
 /**

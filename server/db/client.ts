@@ -42,6 +42,8 @@ export function directReadsOf(db: Db): DirectReads {
   return clientOf(db).direct;
 }
 
+export type QueryListener = (sql: string, via: 'orm' | 'direct') => void;
+
 export interface OpenOptions {
   /** PostgreSQL connections of this process (DATABASE_POOL_SIZE); default 10. SQLite has one. */
   poolSize?: number;
@@ -49,8 +51,8 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** Where a failing after-commit effect is reported (see UnitOfWork.afterCommit); default: a process warning. */
   onEffectError?: (error: unknown) => void;
-  /** Called with the SQL of every statement sent, through the ORM or past it (tests that look at plans or count statements). */
-  onQuery?: (sql: string) => void;
+  /** Called with the SQL of every statement sent and whether it went through the ORM or past it (tests that look at plans or count statements). */
+  onQuery?: QueryListener;
 }
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
@@ -58,7 +60,7 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
   const driver = await driverFor(databaseUrl, options.poolSize, options.statementTimeoutMs);
   const onQuery = options.onQuery;
   const root = await newClient(provider, driver.factory, onQuery !== undefined);
-  if (onQuery) (root as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query));
+  if (onQuery) (root as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query, 'orm'));
   await root.$connect();
   if (provider === 'sqlite') {
     // WAL lets readers proceed while one writer commits; NORMAL sync is the
@@ -67,13 +69,15 @@ export async function openDatabase(databaseUrl: string, options: OpenOptions = {
     await root.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
     await root.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
-  const { db, uow } = transactional(
+  const { db, uow, opened, adapterTransaction } = transactional(
     root,
     options.onEffectError ?? ((error) => process.emitWarning(`after-commit effect failed: ${error instanceof Error ? error.message : String(error)}`)),
   );
+  driver.onTransaction(opened);
   const direct = directReads(db, {
     onQuery,
     inTransaction: uow.active,
+    transaction: adapterTransaction,
     adapter: async () => {
       const adapter = driver.adapter();
       if (adapter === undefined) throw new Error('the database client is not connected');

@@ -16,30 +16,63 @@ import type { Db } from './client.js';
  * the read goes through the transaction (the ORM's raw query on it): the
  * transaction holds the SQLite gate and sees its own writes.
  */
-export type Kind = 'text' | 'text?' | 'int' | 'int?' | 'bigint' | 'bigint?' | 'bool';
+export type Kind = 'text' | 'text?' | 'int' | 'int?' | 'bigint' | 'bigint?' | 'bool' | 'bytes' | 'bytes?';
 export type Shape = Record<string, Kind>;
 
-type ValueOf<K extends Kind> = K extends 'text' ? string : K extends 'text?' ? string | null : K extends 'int' ? number : K extends 'int?' ? number | null : K extends 'bigint' ? bigint : K extends 'bigint?' ? bigint | null : boolean;
+type ValueOf<K extends Kind> = K extends 'text'
+  ? string
+  : K extends 'text?'
+    ? string | null
+    : K extends 'int'
+      ? number
+      : K extends 'int?'
+        ? number | null
+        : K extends 'bigint'
+          ? bigint
+          : K extends 'bigint?'
+            ? bigint | null
+            : K extends 'bytes'
+              ? Uint8Array
+              : K extends 'bytes?'
+                ? Uint8Array | null
+                : boolean;
 export type RowOf<S extends Shape> = { -readonly [K in keyof S]: ValueOf<S[K]> };
 
 export interface DirectReads {
   /** Rows of `sql` (placeholders from rawParams), decoded per `shape`; a column the shape does not name is left out. */
   rows<S extends Shape>(shape: S, sql: string, params: readonly unknown[]): Promise<RowOf<S>[]>;
+  /** Runs a statement that returns no rows (db/bulk.ts's writes); how many rows it changed. */
+  execute(sql: string, params: readonly unknown[]): Promise<number>;
 }
 
-/** What a client needs for direct reads: its adapter, and whether a unit of work is open. */
+/** What a client needs for direct statements: its adapter, and the transaction of the current unit of work. */
 export interface DirectSource {
   adapter(): Promise<SqlQueryable>;
   inTransaction(): boolean;
+  /** The driver adapter's transaction of the current unit of work (undefined outside one). */
+  transaction(): SqlQueryable | undefined;
   /** Sees each statement's SQL, as the ORM's query log does (OpenOptions.onQuery). */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, via: 'direct') => void;
 }
 
 export function directReads(db: Db, source: DirectSource): DirectReads {
+  /**
+   * Where a statement goes: the unit of work's transaction (it holds the SQLite gate and sees its own
+   * writes) or the adapter. Inside a unit of work whose adapter transaction is unknown, nothing: the
+   * caller goes through the ORM's raw query on the transaction instead.
+   */
+  const target = async (): Promise<SqlQueryable | undefined> => {
+    if (!source.inTransaction()) return source.adapter();
+    return source.transaction();
+  };
+  // The adapter maps each argument as it does the ORM's (booleans to 1/0 on SQLite included).
+  const query = (sql: string, params: readonly unknown[]) => ({ sql, args: [...params], argTypes: params.map(argTypeOf) });
+
   return {
     async rows(shape, sql, params) {
       const columns = Object.entries(shape);
-      if (source.inTransaction()) {
+      const queryable = await target();
+      if (queryable === undefined) {
         const rows = (await db.$queryRawUnsafe(sql, ...params)) as Record<string, unknown>[];
         return rows.map((row) => {
           const out: Record<string, unknown> = {};
@@ -47,10 +80,8 @@ export function directReads(db: Db, source: DirectSource): DirectReads {
           return out as RowOf<typeof shape>;
         });
       }
-      const adapter = await source.adapter();
-      source.onQuery?.(sql);
-      // The adapter maps each argument as it does the ORM's (booleans to 1/0 on SQLite included).
-      const result = await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(argTypeOf) });
+      source.onQuery?.(sql, 'direct');
+      const result = await queryable.queryRaw(query(sql, params));
       const at = columns.map(([name]) => result.columnNames.indexOf(name));
       const missing = at.indexOf(-1);
       if (missing !== -1) throw new Error(`direct read: the query returns no column ${columns[missing]![0]}`);
@@ -59,6 +90,13 @@ export function directReads(db: Db, source: DirectSource): DirectReads {
         for (let i = 0; i < columns.length; i++) out[columns[i]![0]] = decode(columns[i]![1], values[at[i]!], columns[i]![0]);
         return out as RowOf<typeof shape>;
       });
+    },
+
+    async execute(sql, params) {
+      const queryable = await target();
+      if (queryable === undefined) return db.$executeRawUnsafe(sql, ...params);
+      source.onQuery?.(sql, 'direct');
+      return queryable.executeRaw(query(sql, params));
     },
   };
 }
@@ -88,5 +126,10 @@ function decode(kind: Kind, value: unknown, column: string): unknown {
       return typeof value === 'bigint' ? value : BigInt(value as string | number);
     case 'bool':
       return value === true || value === 1 || value === 1n || value === '1' || value === 't' || value === 'true';
+    case 'bytes':
+    case 'bytes?':
+      // A plain Uint8Array of its own, as the ORM gives (the drivers hand out Buffers, some of them views of a shared pool).
+      if (value instanceof Uint8Array) return new Uint8Array(value);
+      throw new Error(`direct read: column ${column} is not bytes`);
   }
 }

@@ -3,9 +3,10 @@ import { alreadyExists } from '../lib/app-error.js';
 // namespace) would load that client's modules on the other database too.
 import { PrismaClientKnownRequestError } from '@prisma/client/runtime/client';
 
-/** A unique constraint refused the write (P2002): the caller's ID is taken. */
+/** A unique constraint refused the write (P2002, or the adapter's own error for a statement sent past the ORM): the caller's ID is taken. */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof PrismaClientKnownRequestError && error.code === 'P2002';
+  if (error instanceof PrismaClientKnownRequestError && error.code === 'P2002') return true;
+  return adapterCause(error)?.kind === 'UniqueConstraintViolation';
 }
 
 /** Runs a create whose unique key the caller chose: a taken key is ALREADY_EXISTS naming `what`. */

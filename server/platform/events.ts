@@ -1,5 +1,6 @@
 import { EVENT_PAYLOADS, type EventPayload, type EventType } from '../../contract/events.js';
 import type { TUserRef } from '../../contract/common/content.js';
+import { insertMany } from '../db/bulk.js';
 import type { Db } from '../db/client.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
@@ -64,8 +65,9 @@ export function createEventBus(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock:
         occurredAt: deps.clock.nowMs(),
         payload,
       };
-      await deps.db.domainEvent.create({
-        data: {
+      // Past the ORM (db/bulk.ts): every write publishes.
+      await insertMany(deps.db, 'DomainEvent', [
+        {
           id: event.id,
           apiKeyId: event.apiKeyId,
           type: event.type,
@@ -75,7 +77,7 @@ export function createEventBus(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock:
           body: JSON.stringify({ actor: event.actor, payload: event.payload }),
           occurredAt: BigInt(event.occurredAt),
         },
-      });
+      ]);
       for (const projection of projections) {
         if (projection.types === '*' || projection.types.has(event.type)) await projection.run(event);
       }

@@ -14,9 +14,13 @@ import type { Fanout } from './fanout.js';
  *   message can come from (the operator CLI, a process whose Redis connection
  *   dropped) is seen everywhere within that.
  *
- * Loads inside a unit of work are not cached: they may see the transaction's
- * own uncommitted rows. A load that was in flight when an invalidation came is
- * not stored either (it may have read the old row).
+ * Inside a unit of work an entry is served as outside it (the same bounds
+ * hold), unless that unit of work invalidated its key: then the read goes to
+ * the transaction, which sees its own write, while other requests may already
+ * have stored the old row again. A load inside a unit of work is stored
+ * only once it commits (it may have seen uncommitted rows; a rollback keeps
+ * nothing). A load that was in flight when an invalidation came is not
+ * stored (it may have read the old row).
  */
 export interface ReadCache {
   /** The space of this name, made on first use (later options are ignored): repos of one table share it. */
@@ -61,6 +65,8 @@ export interface ReadCacheDeps {
   fanout: Fanout;
   /** Whether the caller runs inside a unit of work (UnitOfWork.active). */
   inTransaction: () => boolean;
+  /** The current unit of work (UnitOfWork.scope); without it, every read inside one goes to the database. */
+  transaction?: () => object | undefined;
   /** UnitOfWork.afterCommit. */
   afterCommit: (effect: () => void) => void;
   /** The spaces' default `ttlMs` (DEFAULT_TTL_MS). */
@@ -84,6 +90,13 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
     if (m.kind !== 'cache.invalidate' || m.origin === origin || typeof m.space !== 'string') return;
     spaces.get(m.space)?.drop(typeof m.key === 'string' ? m.key : null);
   });
+
+  // Per unit of work: the keys it invalidated, by space (null: the whole space).
+  const written = new WeakMap<object, Map<string, Set<string | null>>>();
+  const writtenIn = (tx: object | undefined, space: string, key: string) => {
+    const keys = tx === undefined ? undefined : written.get(tx)?.get(space);
+    return keys !== undefined && (keys.has(null) || keys.has(key));
+  };
 
   const publish = (space: string, key: string | null) => {
     const message: InvalidateMessage = { kind: 'cache.invalidate', space, key, origin };
@@ -114,7 +127,23 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
       };
       const api: CacheSpace<V> = {
         get(key, load) {
-          if (deps.inTransaction()) return load();
+          if (deps.inTransaction()) {
+            const tx = deps.transaction?.();
+            if (tx === undefined || writtenIn(tx, name, key)) return load();
+            const entry = entries.get(key);
+            if (entry !== undefined && entry.expires > now()) return Promise.resolve(entry.value);
+            const started = generation;
+            const readAt = now();
+            return load().then((value) => {
+              // Kept once committed, and only if nothing was invalidated meanwhile: then it is the committed row.
+              deps.afterCommit(() => {
+                if (generation !== started || value === undefined || writtenIn(tx, name, key)) return;
+                if (entries.size >= max) entries.delete(entries.keys().next().value!);
+                entries.set(key, { value, expires: readAt + ttlMs });
+              });
+              return value;
+            });
+          }
           const entry = entries.get(key);
           if (entry !== undefined) {
             if (entry.expires > now()) return Promise.resolve(entry.value);
@@ -146,6 +175,13 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           const k = key ?? null;
           drop(k);
           if (deps.inTransaction()) {
+            const tx = deps.transaction?.();
+            if (tx !== undefined) {
+              const bySpace = written.get(tx) ?? new Map<string, Set<string | null>>();
+              written.set(tx, bySpace);
+              const keys = bySpace.get(name) ?? new Set<string | null>();
+              bySpace.set(name, keys.add(k));
+            }
             deps.afterCommit(() => {
               drop(k);
               publish(name, k);

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createReadCache } from '../../server/platform/read-cache.js';
 import { localFanout } from '../../server/platform/fanout.js';
 
-function cacheWith(options: { inTransaction?: () => boolean; effects?: (() => void)[] } = {}) {
+function cacheWith(options: { inTransaction?: () => boolean; transaction?: () => object | undefined; effects?: (() => void)[] } = {}) {
   let clock = 0;
   const fanout = localFanout();
   const cache = createReadCache({
     fanout,
     inTransaction: options.inTransaction ?? (() => false),
+    ...(options.transaction ? { transaction: options.transaction } : {}),
     afterCommit: (effect) => options.effects?.push(effect),
     nowMs: () => clock,
   });
@@ -83,6 +84,50 @@ describe('the read cache', () => {
     // ...so the commit drops it again.
     effects.forEach((effect) => effect());
     expect(await space.get('k', async () => 'new')).toBe('new');
+  });
+
+  it('inside a transaction serves entries, but not of a key that transaction invalidated, and keeps what it loads once committed', async () => {
+    let tx: object | undefined;
+    const effects: (() => void)[] = [];
+    const { cache } = cacheWith({ inTransaction: () => tx !== undefined, transaction: () => tx, effects });
+    const space = cache.space<string>('s', { ttlMs: 60_000 });
+    const other = cache.space<string>('other', { ttlMs: 60_000 });
+    await space.get('k', async () => 'committed');
+    await space.get('j', async () => 'j committed');
+    await other.get('k', async () => 'other committed');
+    tx = {};
+    expect(await space.get('k', async () => 'read in the transaction')).toBe('committed');
+    space.invalidate('k');
+    const mine = tx;
+    // Another request, outside the transaction, stores the old row again before the commit...
+    tx = undefined;
+    expect(await space.get('k', async () => 'committed')).toBe('committed');
+    tx = mine;
+    // ...yet the transaction that wrote it reads its own write.
+    expect(await space.get('k', async () => 'written in the transaction')).toBe('written in the transaction');
+    // Other keys and spaces are still served; so is this key to another transaction.
+    expect(await space.get('j', async () => 'j loaded')).toBe('j committed');
+    expect(await other.get('k', async () => 'other loaded')).toBe('other committed');
+    tx = {};
+    expect(await space.get('k', async () => 'loaded')).toBe('committed');
+    // An invalidation of the whole space counts for every key of it.
+    space.invalidate();
+    expect(await space.get('j', async () => 'j in the transaction')).toBe('j in the transaction');
+    // A miss inside a transaction is kept only once it commits, and not if an invalidation came meanwhile.
+    effects.length = 0;
+    tx = {};
+    expect(await space.get('new', async () => 'read in the transaction')).toBe('read in the transaction');
+    tx = undefined;
+    expect(await space.get('new', async () => 'before the commit')).toBe('before the commit');
+    effects.forEach((effect) => effect());
+    expect(await space.get('new', async () => 'after the commit')).toBe('read in the transaction');
+    effects.length = 0;
+    tx = {};
+    expect(await space.get('newer', async () => 'read in the transaction')).toBe('read in the transaction');
+    space.invalidate('unrelated');
+    tx = undefined;
+    effects.forEach((effect) => effect());
+    expect(await space.get('newer', async () => 'loaded')).toBe('loaded');
   });
 
   it('keeps keys named like Object.prototype members as plain keys, and does not keep undefined', async () => {

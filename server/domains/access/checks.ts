@@ -64,13 +64,13 @@ export function createAccessChecks(deps: {
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
   async function loadDocument(apiKeyId: string, organizationId: string, documentId: string): Promise<LoadedDocument | null> {
-    const [organization, documentRow, folderRows] = await Promise.all([
+    const [organization, documentRow] = await Promise.all([
       deps.organizations.findOrganization(apiKeyId, organizationId),
       deps.documents.findDocument(apiKeyId, organizationId, documentId),
-      deps.folders.listFolders(apiKeyId, organizationId),
     ]);
     if (!organization || !documentRow) return null;
-    const folders = folderNodes(folderRows);
+    // A document in no folder inherits from none: the organization's folder tree is not read for it.
+    const folders = folderNodes(documentRow.folderId === null ? [] : await deps.folders.listFolders(apiKeyId, organizationId));
     const document = documentNode(documentRow);
     return { organization, folders, document, folderIds: ancestry(folders, document.folderId) };
   }

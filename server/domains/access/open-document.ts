@@ -14,9 +14,10 @@ export function createEnsureHeldDocument(deps: {
   documents: Pick<DocumentsRepo, 'holdDocuments' | 'ensureDocument'>;
 }): EnsureHeldDocument {
   return async (apiKeyId, organizationId, documentId) => {
-    await deps.organizations.ensureOrganization(apiKeyId, organizationId);
     // Held first (see holdDocuments): a document migrated or deleted meanwhile is created anew, as a missing one is.
-    const held = await deps.documents.holdDocuments(apiKeyId, organizationId, [documentId]);
-    if (!held.has(documentId)) await deps.documents.ensureDocument(apiKeyId, organizationId, documentId);
+    // A held document's organization exists: deleting an organization deletes its documents, which waits for the hold.
+    if ((await deps.documents.holdDocuments(apiKeyId, organizationId, [documentId])).has(documentId)) return;
+    await deps.organizations.ensureOrganization(apiKeyId, organizationId);
+    await deps.documents.ensureDocument(apiKeyId, organizationId, documentId);
   };
 }

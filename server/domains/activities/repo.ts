@@ -1,4 +1,5 @@
 import type { TUserRef } from '../../../contract/common/content.js';
+import { insertMany } from '../../db/bulk.js';
 import type { Db } from '../../db/client.js';
 import { userJson } from '../../db/json-columns.js';
 import type { Kind } from '../../db/direct-reads.js';
@@ -77,7 +78,7 @@ export function createActivitiesRepo(db: Db) {
     /** Returns the records as stored (decoded from the text written). */
     async insertMany(records: ActivityRecord[]): Promise<ActivityRecord[]> {
       const rows = records.map(activityRowOf);
-      await db.activity.createMany({ data: rows });
+      await insertMany(db, 'Activity', rows);
       return rows.map(activityFrom);
     },
 

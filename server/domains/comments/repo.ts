@@ -1,4 +1,5 @@
 import { providerOfClient, type Db } from '../../db/client.js';
+import { insertMany } from '../../db/bulk.js';
 import { rawParams } from '../../db/raw-params.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import { encodeJson, encodeJsonText, withStoredJson, type StoredJson } from '../../db/json-columns.js';
@@ -181,6 +182,22 @@ function commentFrom<R extends CommentRow>(row: R): Omit<R, CommentJson> & Comme
   return withStoredJson({ ...row, fromUser: userRefFrom(fromUser), taggedUsers: userRefsFrom(taggedUsers) }, { fromUser, taggedUsers });
 }
 
+/**
+ * New threads with their new comments as a read of them would give them
+ * (each row's stored text decoded again, comments in the order written, which
+ * is their orderKey order; no reactions yet): a write needs no read after it.
+ */
+export function asStoredThreads(threads: readonly ThreadRecord[], comments: readonly CommentRecord[]): FullThread[] {
+  const commentsOf = new Map<string, FullComment[]>();
+  for (const comment of comments) {
+    const full = { ...commentFrom(commentRowOf(comment)), reactions: [] };
+    const list = commentsOf.get(comment.annotationId);
+    if (list) list.push(full);
+    else commentsOf.set(comment.annotationId, [full]);
+  }
+  return threads.map((thread) => ({ ...threadFrom(threadRowOf(thread)), comments: commentsOf.get(thread.id) ?? [] }));
+}
+
 function commentRowOf(record: CommentRecord): CommentRow {
   return {
     apiKeyId: record.apiKeyId,
@@ -309,7 +326,7 @@ export function createCommentsRepo(db: Db) {
     takenThreadIds: async (apiKeyId: string, ids: string[]) =>
       (await db.commentAnnotation.findMany({ where: { apiKeyId, id: { in: ids } }, select: { id: true } })).map((r) => r.id),
 
-    createThreads: (records: ThreadRecord[]) => db.commentAnnotation.createMany({ data: records.map(threadRowOf) }),
+    createThreads: (records: ThreadRecord[]) => insertMany(db, 'CommentAnnotation', records.map(threadRowOf)),
 
     updateThread: (apiKeyId: string, id: string, changes: ThreadChanges) =>
       db.commentAnnotation.update({ where: { apiKeyId_id: { apiKeyId, id } }, data: threadDataOf(changes) }),
@@ -359,13 +376,13 @@ export function createCommentsRepo(db: Db) {
 
     countComments: (apiKeyId: string, annotationId: string) => db.comment.count({ where: { apiKeyId, annotationId } }),
 
-    createComments: (records: CommentRecord[]) => db.comment.createMany({ data: records.map(commentRowOf) }),
+    createComments: (records: CommentRecord[]) => insertMany(db, 'Comment', records.map(commentRowOf)),
 
-    createMentions: (rows: MentionRow[]) => (rows.length === 0 ? Promise.resolve({ count: 0 }) : db.commentMention.createMany({ data: rows })),
+    createMentions: (rows: MentionRow[]) => insertMany(db, 'CommentMention', rows),
 
     replaceMentions: async (apiKeyId: string, annotationId: string, commentId: string, rows: MentionRow[]) => {
       await db.commentMention.deleteMany({ where: { apiKeyId, annotationId, commentId } });
-      if (rows.length > 0) await db.commentMention.createMany({ data: rows });
+      await insertMany(db, 'CommentMention', rows);
     },
 
     updateComment: (apiKeyId: string, annotationId: string, id: string, changes: Partial<Pick<CommentRecord, 'text' | 'html' | 'taggedUsers' | 'lastUpdated'>>) => {
@@ -401,7 +418,7 @@ export function createCommentsRepo(db: Db) {
     // ── read marks ──
     /** New threads have no marks yet: one statement for all of them. */
     createReadMarks: (rows: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[]) =>
-      rows.length === 0 ? Promise.resolve({ count: 0 }) : db.commentReadMark.createMany({ data: rows }),
+      insertMany(db, 'CommentReadMark', rows),
 
     markRead: (key: ThreadKey, annotationId: string, userId: string, readAt: bigint) =>
       db.commentReadMark.upsert({

@@ -27,7 +27,7 @@ import type { EnsureHeldDocument } from '../access/open-document.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UsersRepo } from '../access/repos/users.js';
-import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { asStoredThreads, differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
@@ -217,7 +217,7 @@ export function createCommentsService(deps: CommentsDeps) {
         await repo.createMentions(mentions);
         await repo.createReadMarks(marks);
 
-        const saved = await threadsInOrder(app.apiKeyId, threads.map((t) => t.id));
+        const saved = asStoredThreads(threads, comments).map(toAnnotation);
         // The first comments are part of the thread's event: no comment.add for them.
         for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
         return saved;

@@ -1,6 +1,22 @@
 import * as Y from 'yjs';
 import { providerOfClient, type Db } from '../../db/client.js';
+import { selectRows } from '../../db/direct-select.js';
 import type { EditorKey } from '../../../contract/crdt/document-name.js';
+
+const CRDT_COLUMNS = {
+  apiKeyId: 'text',
+  organizationId: 'text',
+  documentId: 'text',
+  editorId: 'text',
+  state: 'bytes',
+  restBase: 'bytes?',
+  restClientId: 'bigint?',
+  type: 'text?',
+  contentKey: 'text?',
+  updatedByUserId: 'text?',
+  createdAt: 'bigint',
+  updatedAt: 'bigint',
+} as const;
 
 /** A stored editor document (see CrdtDocument in prisma/models.prisma). */
 export interface CrdtRow {
@@ -25,7 +41,9 @@ const whereKey = (apiKeyId: string, key: EditorKey) => ({
 /** Editor documents; every query is scoped by the application (apiKeyId). */
 export function createCrdtRepo(db: Db) {
   return {
-    find: (apiKeyId: string, key: EditorKey): Promise<CrdtRow | null> => db.crdtDocument.findUnique({ where: whereKey(apiKeyId, key) }),
+    // Direct (db/direct-reads.ts): every Get CRDT Data reads it.
+    find: async (apiKeyId: string, key: EditorKey): Promise<CrdtRow | null> =>
+      (await selectRows(db, { from: 'CrdtDocument', columns: CRDT_COLUMNS, where: { apiKeyId, organizationId: key.organizationId, documentId: key.documentId, editorId: key.editorId } }))[0] ?? null,
 
     /** Just the state, for loading a document into memory. */
     async findState(apiKeyId: string, key: EditorKey): Promise<Uint8Array | null> {

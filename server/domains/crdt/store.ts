@@ -90,9 +90,7 @@ export function createCrdtStore(deps: {
      * event, and the row keeps its last editor.
      */
     async saveRead(apiKeyId: string, key: EditorKey, row: CrdtRow, read: { state: Uint8Array; at: bigint }): Promise<void> {
-      // Read again unchanged (the base is these bytes, from the same save): the stored state already holds them,
-      // and the write would change nothing. Every Get wrote its row before, so repeated reads queued as writes.
-      if (row.restBase !== null && row.updatedAt === read.at && Buffer.from(row.restBase).equals(read.state)) return;
+      if (readIsStored(row, read)) return;
       await repo.save(apiKeyId, key, { state: Y.mergeUpdates([row.state, read.state]), restBase: read.state, at: read.at, updatedByUserId: row.updatedByUserId });
     },
 
@@ -144,3 +142,13 @@ export function createCrdtStore(deps: {
 }
 
 export type CrdtStore = ReturnType<typeof createCrdtStore>;
+
+/**
+ * Whether a REST read is what the row already keeps: its base is these bytes,
+ * from the same save. Then the stored state holds them, and saving the read
+ * would change nothing (every Get wrote its row before, so repeated reads
+ * queued as writes).
+ */
+export function readIsStored(row: CrdtRow, read: { state: Uint8Array; at: bigint }): boolean {
+  return row.restBase !== null && row.updatedAt === read.at && Buffer.from(row.restBase).equals(read.state);
+}

@@ -56,9 +56,14 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
       repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId]),
       repo.defaultConfigsWithLevel(where.apiKeyId, where.organizationId, channel, 'ALL'),
     ]);
-    const documentRows = byUser(documentLevel);
-    const all = new Set(documentLevel.filter((row) => row[channel] === 'ALL').map((row) => row.userId));
-    for (const row of organizationAll) if (documentRows.get(row.userId)?.[channel] == null) all.add(row.userId);
+    return optedIn(channel, byUser(documentLevel), organizationAll);
+  }
+
+  /** Users whose config on the document is `ALL`, or whose organization default is and who set nothing there on the document. */
+  function optedIn(channel: Channel, documentRows: ReadonlyMap<string, ConfigRow>, organizationRows: Iterable<ConfigRow>): string[] {
+    const all = new Set<string>();
+    for (const row of documentRows.values()) if (row[channel] === 'ALL') all.add(row.userId);
+    for (const row of organizationRows) if (row[channel] === 'ALL' && documentRows.get(row.userId)?.[channel] == null) all.add(row.userId);
     return [...all];
   }
 
@@ -77,9 +82,24 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
     actorUserId: string,
     context?: Record<string, unknown> | null,
   ): Promise<string[]> {
-    const [optedIn, configs] = await Promise.all([channelAll(where, channel), configsOf(where, [...involved.keys()])]);
-    const candidates = new Set(optedIn);
-    for (const userId of involved.keys()) if (configs.get(userId)?.[channel] !== 'NONE') candidates.add(userId);
+    const involvedIds = [...involved.keys()];
+    const candidates = new Set<string>();
+    if (SERVICE_DEFAULT_CONFIG[channel] === 'ALL' || involvedIds.length > USER_BATCH) {
+      const [all, configs] = await Promise.all([channelAll(where, channel), configsOf(where, involvedIds)]);
+      for (const userId of all) candidates.add(userId);
+      for (const userId of involvedIds) if (configs.get(userId)?.[channel] !== 'NONE') candidates.add(userId);
+    } else {
+      // Two reads serve both sides: the document's configs (every user's, the involved users' among them)
+      // and the organization defaults of the involved users or at `ALL` on this channel.
+      const [documentLevel, organizationLevel] = await Promise.all([
+        repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId]),
+        repo.defaultConfigsOfOrWithLevel(where.apiKeyId, where.organizationId, involvedIds, channel, 'ALL'),
+      ]);
+      const documentRows = byUser(documentLevel);
+      const organizationRows = byUser(organizationLevel);
+      for (const userId of optedIn(channel, documentRows, organizationLevel)) candidates.add(userId);
+      for (const userId of involvedIds) if (effectiveConfig(documentRows.get(userId), organizationRows.get(userId))[channel] !== 'NONE') candidates.add(userId);
+    }
     candidates.delete(actorUserId);
     candidates.delete(ANONYMOUS_USER.userId);
     return readable(where, [...candidates], context);

@@ -1,7 +1,8 @@
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotificationLevel } from '../../../contract/notifications/schemas.js';
-import { upsertMany } from '../../db/bulk.js';
-import type { Db } from '../../db/client.js';
+import { insertMany, upsertMany } from '../../db/bulk.js';
+import { directReadsOf, type Db } from '../../db/client.js';
+import { rawParams } from '../../db/raw-params.js';
 import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
 import { afterMs, type Cursor } from '../../db/keyset.js';
 import type { Kind } from '../../db/direct-reads.js';
@@ -68,6 +69,8 @@ export interface ConfigRow {
 }
 
 export type Channel = 'inbox' | 'email' | 'slack';
+/** A channel's column, named by code (a channel never comes into SQL from input). */
+const CHANNEL_COLUMN: Record<Channel, string> = { inbox: 'inbox', email: 'email', slack: 'slack' };
 export type ChannelValues = Partial<Record<Channel, TNotificationLevel>>;
 
 /** IDs per `IN (…)` list: well under both databases' bound-parameter limits. */
@@ -82,6 +85,9 @@ function chunks<T>(items: readonly T[], size = ID_BATCH): T[][] {
 const ordered = (order: SortOrder, idField: 'id' | 'notificationId') => [{ timestamp: order }, { [idField]: order }];
 
 // The reads of Get Notifications are direct (db/direct-reads.ts); these are their columns.
+const CONFIG_COLUMNS = { userId: 'text', documentId: 'text', inbox: 'text?', email: 'text?', slack: 'text?' } as const;
+const DEFAULT_CONFIG_COLUMNS = { userId: 'text', inbox: 'text?', email: 'text?', slack: 'text?' } as const;
+
 const NOTIFICATION_COLUMNS = {
   apiKeyId: 'text',
   id: 'text',
@@ -170,29 +176,30 @@ export function createNotificationsRepo(db: Db) {
 
     /** One notification and a row per recipient (inside the caller's unit of work). */
     async insert(row: NewNotification, recipients: readonly NewRecipient[]): Promise<void> {
-      await db.notification.create({
-        data: {
+      // Past the ORM (db/bulk.ts): two statements on the path of every event that notifies.
+      await insertMany(db, 'Notification', [
+        {
           ...row,
           sourceData: JSON.stringify(row.sourceData),
           actionUser: row.actionUser ? JSON.stringify(row.actionUser) : null,
           headlineData: JSON.stringify(row.headlineData),
           timestamp: BigInt(row.timestamp),
         },
-      });
-      for (const batch of chunks(recipients)) {
-        await db.notificationRecipient.createMany({
-          data: batch.map((r) => ({
-            apiKeyId: row.apiKeyId,
-            notificationId: row.id,
-            userId: r.userId,
-            userKey: r.userKey,
-            organizationId: row.organizationId,
-            documentId: row.documentId,
-            locationId: row.locationId,
-            timestamp: BigInt(row.timestamp),
-          })),
-        });
-      }
+      ]);
+      await insertMany(
+        db,
+        'NotificationRecipient',
+        recipients.map((r) => ({
+          apiKeyId: row.apiKeyId,
+          notificationId: row.id,
+          userId: r.userId,
+          userKey: r.userKey,
+          organizationId: row.organizationId,
+          documentId: row.documentId,
+          locationId: row.locationId,
+          timestamp: BigInt(row.timestamp),
+        })),
+      );
     },
 
     exists: async (apiKeyId: string, id: string) => (await db.notification.count({ where: { apiKeyId, id } })) > 0,
@@ -295,7 +302,7 @@ export function createNotificationsRepo(db: Db) {
 
     /** Document-level configs of these documents, for the given users or (without) every user who has one. */
     documentConfigs: async (apiKeyId: string, organizationId: string, documentIds: readonly string[], userIds?: readonly string[]): Promise<ConfigRow[]> => {
-      if (userIds === undefined) return db.notificationConfig.findMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } });
+      if (userIds === undefined) return selectRows(db, { from: 'NotificationConfig', columns: CONFIG_COLUMNS, where: { apiKeyId, organizationId, documentId: { in: [...documentIds] } } });
       const rows: ConfigRow[] = [];
       for (const batch of chunks(userIds)) {
         rows.push(...(await db.notificationConfig.findMany({ where: { apiKeyId, organizationId, documentId: { in: [...documentIds] }, userId: { in: batch } } })));
@@ -308,6 +315,18 @@ export function createNotificationsRepo(db: Db) {
       const rows: ConfigRow[] = [];
       for (const batch of chunks(userIds)) rows.push(...(await db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, userId: { in: batch } } })));
       return rows;
+    },
+
+    /** Organization-level configs of the given users (at most ID_BATCH) or whose value on this channel is this level, in one query. */
+    defaultConfigsOfOrWithLevel: (apiKeyId: string, organizationId: string, userIds: readonly string[], channel: Channel, level: TNotificationLevel): Promise<ConfigRow[]> => {
+      // Direct (db/direct-reads.ts), as selectRows is, with the OR it has no form for.
+      const { params, bind } = rawParams(db);
+      const columns = Object.keys(DEFAULT_CONFIG_COLUMNS).map((c) => `"${c}"`).join(', ');
+      // Placeholders are bound in the text's order (SQLite's are positional).
+      let sql = `SELECT ${columns} FROM "NotificationDefaultConfig" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
+      sql += ` AND ("${CHANNEL_COLUMN[channel]}" = ${bind(level)}`;
+      if (userIds.length > 0) sql += ` OR "userId" IN (${userIds.map(bind).join(', ')})`;
+      return directReadsOf(db).rows(DEFAULT_CONFIG_COLUMNS, `${sql})`, params);
     },
 
     /** Organization-level configs whose value on this channel is this level. */

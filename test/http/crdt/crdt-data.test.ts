@@ -19,9 +19,12 @@ let appId: string;
 let editor = 0;
 /** A fresh editor ID per test: the data of one test never meets another's. */
 let key: { organizationId: string; documentId: string; editorId: string };
+/** The statements sent while `recording` (verbs only). */
+let statements: string[] = [];
+let recording = false;
 
 beforeAll(async () => {
-  server = await startTestServer({}, { overrides: { clock } });
+  server = await startTestServer({}, { overrides: { clock, onQuery: (sql) => recording && statements.push(sql.trim().split(/\s+/)[0]!.toUpperCase()) } });
   ws = await server.workspace();
   client = server.client(ws);
   appId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
@@ -41,6 +44,33 @@ const stateOf = (base64: string) => {
 };
 
 describe('Add CRDT Data, read back with Get CRDT Data', () => {
+  it('a Get of data the REST side already read or wrote opens no transaction and writes nothing; one after a change does', async () => {
+    await client.crdt.addCrdtData({ ...key, type: 'text', data: 'Hello' });
+    const record = async <T>(work: () => Promise<T>) => {
+      statements = [];
+      recording = true;
+      try {
+        return await work();
+      } finally {
+        recording = false;
+      }
+    };
+    const first = (await record(() => client.crdt.getCrdtData(key))).data;
+    // Only reads: no BEGIN or COMMIT of a transaction (the ORM logs its COMMIT), no write.
+    expect(statements.filter((s) => s !== 'SELECT')).toEqual([]);
+    const again = (await record(() => client.crdt.getCrdtData(key))).data;
+    expect(again).toEqual(first);
+    expect(statements.filter((s) => s !== 'SELECT')).toEqual([]);
+
+    // Another process's save (the row changed under the live document's feet): the read takes the locked path again.
+    const prisma = server.running.database.db;
+    await prisma.crdtDocument.updateMany({ where: { editorId: key.editorId }, data: { restBase: null } });
+    await record(() => client.crdt.getCrdtData(key));
+    expect(statements.some((s) => s === 'UPDATE' || s === 'INSERT')).toBe(true);
+    await record(() => client.crdt.getCrdtData(key));
+    expect(statements.filter((s) => s !== 'SELECT')).toEqual([]);
+  });
+
   it('stores each type under its content key; success carries status and message only', async () => {
     const res = await server.post('/v2/crdt/add', { data: { ...key, type: 'text', data: 'Hello' } }, { 'x-service-api-key': ws.apiKey, 'x-service-auth-token': ws.authToken });
     expect(res.status).toBe(200);

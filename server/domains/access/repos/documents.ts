@@ -1,5 +1,5 @@
 import { upsertMany } from '../../../db/bulk.js';
-import { providerOfClient, type Db } from '../../../db/client.js';
+import { directReadsOf, providerOfClient, type Db } from '../../../db/client.js';
 import { afterMs, byCreation, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
@@ -69,14 +69,14 @@ export function createDocumentsRepo(db: Db, clock: Clock) {
     holdDocuments: async (apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
       if (ids.length === 0) return new Set();
       if (providerOfClient(db) !== 'postgresql') {
-        const rows = await db.document.findMany({ where: { apiKeyId, organizationId, id: { in: [...ids] } }, select: { id: true } });
+        // The SQLite gate already holds the file for the unit of work: a plain read holds it too.
+        const rows = await selectRows(db, { from: 'Document', columns: { id: 'text' }, where: { apiKeyId, organizationId, id: { in: [...ids] } } });
         return new Set(rows.map((r) => r.id));
       }
-      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+      const rows = await directReadsOf(db).rows(
+        { id: 'text' },
         'SELECT "id" FROM "Document" WHERE "apiKeyId" = $1 AND "organizationId" = $2 AND "id" = ANY($3::text[]) ORDER BY "id" FOR SHARE',
-        apiKeyId,
-        organizationId,
-        [...ids],
+        [apiKeyId, organizationId, [...ids]],
       );
       return new Set(rows.map((r) => r.id));
     },

@@ -1,5 +1,6 @@
 import { upsertMany } from '../../../db/bulk.js';
-import type { Db } from '../../../db/client.js';
+import { directReadsOf, type Db } from '../../../db/client.js';
+import { rawParams } from '../../../db/raw-params.js';
 import { afterMs, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
@@ -42,7 +43,6 @@ const GRANT_COLUMNS = {
   expiresAt: 'bigint?',
   accessFields: 'text?',
 } as const;
-const GRANT_READ = { resourceType: true, resourceId: true, principalType: true, principalId: true, accessRole: true, expiresAt: true, accessFields: true } as const;
 const grantRowOf = (g: { resourceType: string; resourceId: string; principalType: string; principalId: string; accessRole: string; expiresAt: bigint | null; accessFields: string | null }) =>
   ({ ...g, expiresAt: seconds(g.expiresAt), accessFields: fieldsOf(g.accessFields) }) as GrantRow;
 
@@ -136,29 +136,20 @@ export function createGrantsRepo(db: Db, clock: Clock) {
       on: { folderIds: string[]; documentId: string },
       principals: { type: PrincipalType; ids: string[] }[] | undefined,
       nowSeconds: number,
-    ) =>
-      (
-        await db.grant.findMany({
-          where: {
-            apiKeyId,
-            organizationId,
-            AND: [
-              {
-                OR: [
-                  { resourceType: 'organization', resourceId: organizationId },
-                  { resourceType: 'document', resourceId: on.documentId },
-                  ...(on.folderIds.length > 0 ? [{ resourceType: 'folder', resourceId: { in: on.folderIds } }] : []),
-                ],
-              },
-              { OR: [{ expiresAt: null }, { expiresAt: { gt: nowSeconds } }] },
-              ...(principals
-                ? [{ OR: principals.filter((p) => p.ids.length > 0).map((p) => ({ principalType: p.type, principalId: { in: p.ids } })) }]
-                : []),
-            ],
-          },
-          select: GRANT_READ,
-        })
-      ).map(grantRowOf),
+    ): Promise<GrantRow[]> => {
+      const asked = principals?.filter((p) => p.ids.length > 0);
+      if (asked !== undefined && asked.length === 0) return [];
+      // Direct (db/direct-reads.ts): every access check on a document reads it. Placeholders are bound in the text's order.
+      const { params, bind } = rawParams(db);
+      const columns = Object.keys(GRANT_COLUMNS).map((c) => `"${c}"`).join(', ');
+      let sql = `SELECT ${columns} FROM "Grant" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
+      sql += ` AND (("resourceType" = 'organization' AND "resourceId" = ${bind(organizationId)}) OR ("resourceType" = 'document' AND "resourceId" = ${bind(on.documentId)})`;
+      if (on.folderIds.length > 0) sql += ` OR ("resourceType" = 'folder' AND "resourceId" IN (${on.folderIds.map(bind).join(', ')}))`;
+      sql += ')';
+      if (asked !== undefined) sql += ` AND (${asked.map((p) => `("principalType" = ${bind(p.type)} AND "principalId" IN (${p.ids.map(bind).join(', ')}))`).join(' OR ')})`;
+      const rows = await directReadsOf(db).rows(GRANT_COLUMNS, sql, params);
+      return rows.filter((g) => g.expiresAt === null || Number(g.expiresAt) > nowSeconds).map(grantRowOf);
+    },
 
     /** Live user members of one resource, oldest membership first (the contact list). */
     membersOf: async (

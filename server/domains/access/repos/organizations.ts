@@ -22,14 +22,13 @@ export function createOrganizationsRepo(db: Db, clock: Clock) {
     createOrganization: (apiKeyId: string, id: string, name: string) => db.organization.create({ data: { apiKeyId, id, name, ...created(clock) } }),
 
     /**
-     * Creates the organization when missing; returns it either way. Race-safe
+     * Creates the organization when missing. Race-safe
      * on both databases: `INSERT … ON CONFLICT DO NOTHING` (the ORM's upsert
      * is a read then an insert, whose unique violation on PostgreSQL aborts the
      * whole unit of work of all but one of several first requests at once).
      */
-    ensureOrganization: async (apiKeyId: string, id: string) => {
+    ensureOrganization: async (apiKeyId: string, id: string): Promise<void> => {
       await upsertMany(db, 'Organization', [{ apiKeyId, id, name: id, disabled: false, ...created(clock) }], { key: ['apiKeyId', 'id'], update: [] });
-      return db.organization.findUniqueOrThrow({ where: { apiKeyId_id: { apiKeyId, id } } });
     },
 
     listOrganizations: (apiKeyId: string, q: { ids?: string[]; after?: Cursor; take: number }) =>

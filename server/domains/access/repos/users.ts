@@ -2,6 +2,9 @@ import { upsertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
+import { selectRows } from '../../../db/direct-select.js';
+
+const USER_COLUMNS = { apiKeyId: 'text', id: 'text', name: 'text', email: 'text', initial: 'text', profile: 'text', createdAt: 'bigint', updatedAt: 'bigint' } as const;
 
 export interface UserRecord {
   apiKeyId: string;
@@ -39,7 +42,8 @@ export function profileOf(stored: string): UserProfile {
 /** User records of an application (users belong to the application, not to one organization). */
 export function createUsersRepo(db: Db, clock: Clock) {
   return {
-    findUsers: (apiKeyId: string, ids: string[]) => db.user.findMany({ where: { apiKeyId, id: { in: ids } } }),
+    // Direct (db/direct-reads.ts): names and emails of every comment's users and every notification's recipients.
+    findUsers: (apiKeyId: string, ids: string[]) => selectRows(db, { from: 'User', columns: USER_COLUMNS, where: { apiKeyId, id: { in: ids } } }),
 
     upsertUser: (row: UserRecord) =>
       db.user.upsert({
