@@ -29,6 +29,7 @@ function countingUow(inner: UnitOfWork, failing = 0): UnitOfWork & { transaction
     transactions,
     active: () => inner.active(),
     afterCommit: (effect) => inner.afterCommit(effect),
+    scope: () => inner.scope(),
     async run(work) {
       return inner.run(async () => {
         transactions.push(transactions.length);
