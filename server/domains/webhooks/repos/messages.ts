@@ -1,4 +1,5 @@
 import type { TWebhookPayload } from '../../../../contract/webhooks/payload.js';
+import { insertMany } from '../../../db/bulk.js';
 import type { Db } from '../../../db/client.js';
 import { encodeJsonText } from '../../../db/json-columns.js';
 
@@ -40,15 +41,18 @@ export function createWebhookMessagesRepo(db: Db) {
   return {
     async createMessage(input: NewMessage): Promise<void> {
       const { payload, ...message } = input;
-      await db.webhookMessage.create({ data: { ...message, body: encodeJsonText(payload), createdAt: BigInt(input.createdAt) } });
+      // Past the ORM (db/bulk.ts), as its deliveries: written inside every event's transaction while webhooks are on.
+      await insertMany(db, 'WebhookMessage', [{ ...message, body: encodeJsonText(payload), createdAt: BigInt(input.createdAt) }]);
     },
 
     /** One pending delivery per endpoint, due at `now`. */
     async createDeliveries(apiKeyId: string, messageId: string, deliveries: readonly { id: string; endpointId: string }[], now: number): Promise<void> {
       const at = BigInt(now);
-      await db.webhookDelivery.createMany({
-        data: deliveries.map(({ id, endpointId }) => ({ id, apiKeyId, messageId, endpointId, state: 'pending', nextAttemptAt: at, createdAt: at, updatedAt: at })),
-      });
+      await insertMany(
+        db,
+        'WebhookDelivery',
+        deliveries.map(({ id, endpointId }) => ({ id, apiKeyId, messageId, endpointId, state: 'pending', nextAttemptAt: at, createdAt: at, updatedAt: at })),
+      );
     },
 
     /** A document's messages in ID order after `after`, with their payloads, for moving them. */
