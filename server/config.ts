@@ -270,17 +270,18 @@ function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
-/**
- * METRICS_TOKEN, checked; messages never repeat it. It travels in an
- * Authorization header (visible ASCII, no spaces) and guards a page anyone
- * who reaches the port could read, so a short one is refused.
- */
+/** RESPONSE_VALIDATION: `off` (the default) or `strict` (http/response-check.ts). */
 function responseValidationFrom(env: NodeJS.ProcessEnv): ResponseValidation {
   const value = env.RESPONSE_VALIDATION || 'off';
   if (value !== 'off' && value !== 'strict') throw new ConfigError('RESPONSE_VALIDATION must be off or strict');
   return value;
 }
 
+/**
+ * METRICS_TOKEN, checked; messages never repeat it. It travels in an
+ * Authorization header (visible ASCII, no spaces) and guards a page anyone
+ * who reaches the port could read, so a short one is refused.
+ */
 function metricsTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.METRICS_TOKEN;
   if (raw === undefined || raw === '') return undefined;

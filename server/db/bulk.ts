@@ -19,7 +19,6 @@ export async function upsertMany(
   rows: Record<string, unknown>[],
   conflict: { key: readonly string[]; update: readonly string[] },
 ): Promise<void> {
-  const ident = (name: string) => `"${name}"`;
   const onConflict =
     conflict.update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${conflict.update.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ')}`;
   await writeRows(db, table, rows, ` ON CONFLICT (${conflict.key.map(ident).join(', ')}) ${onConflict}`);
@@ -40,7 +39,6 @@ async function writeRows(db: Db, table: string, rows: readonly Record<string, un
   if (rows.length === 0) return;
   const provider = providerOfClient(db);
   const columns = Object.keys(rows[0]!);
-  const ident = (name: string) => `"${name}"`;
   const list = columns.map(ident).join(', ');
   const payload = JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((c) => [c, storable(row[c], provider)]))));
   // SQLite: `WHERE true` keeps ON CONFLICT from being read as a join constraint of the SELECT.
@@ -50,6 +48,8 @@ async function writeRows(db: Db, table: string, rows: readonly Record<string, un
       : `SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`;
   await directReadsOf(db).execute(`INSERT INTO ${ident(table)} (${list}) ${source}${tail}`, [payload]);
 }
+
+const ident = (name: string) => `"${name}"`;
 
 /**
  * A value as JSON that each database expands into its column: SQLite keeps

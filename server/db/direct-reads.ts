@@ -8,13 +8,15 @@ import type { Db } from './client.js';
  * in the ORM's per-query work (building, compiling, interpreting and mapping
  * each query, with its tracing spans): about 250 µs a query against 4 µs for
  * the statement itself, and 3–4 ms more than the statement for a 1,000-row
- * page. Writes and everything else stay with the ORM.
+ * page. Bulk writes go the same way (`execute`, db/bulk.ts); other writes stay
+ * with the ORM.
  *
  * Typed at the edge: each read names its columns' kinds (`Shape`), and every
  * value is decoded to one JavaScript type whichever database or path it came
  * from, so both databases give a repo the same record. Inside a unit of work
- * the read goes through the transaction (the ORM's raw query on it): the
- * transaction holds the SQLite gate and sees its own writes.
+ * a statement goes to the adapter's own transaction of that unit of work
+ * (db/unit-of-work.ts keeps it when the driver starts it): it holds the
+ * SQLite gate and sees the unit of work's writes.
  */
 export type Kind = 'text' | 'text?' | 'int' | 'int?' | 'bigint' | 'bigint?' | 'bool' | 'bytes' | 'bytes?';
 export type Shape = Record<string, Kind>;

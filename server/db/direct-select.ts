@@ -41,7 +41,7 @@ export async function selectRows<S extends Shape>(db: Db, select: Select<S>): Pr
     conditions.push(`${quoted(after.at)} ${from} ${bind(at)} AND (${quoted(after.at)} ${beyond} ${bind(at)} OR ${quoted(after.id)} ${beyond} ${bind(after.cursor.id)})`);
   }
   const sql = [
-    `SELECT ${Object.keys(select.columns).map(quoted).join(', ')} FROM ${quoted(select.from)}`,
+    `SELECT ${columnList(select.columns)} FROM ${quoted(select.from)}`,
     conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '',
     select.orderBy?.length ? `ORDER BY ${select.orderBy.map(([column, order]) => `${quoted(column)} ${order === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}` : '',
     select.take !== undefined ? `LIMIT ${Math.trunc(select.take)}` : '',
@@ -50,6 +50,9 @@ export async function selectRows<S extends Shape>(db: Db, select: Select<S>): Pr
     .join(' ');
   return directReadsOf(db).rows(select.columns, sql, params);
 }
+
+/** A shape's columns as a SELECT list, for the direct reads whose SQL is written by hand. */
+export const columnList = (shape: Shape): string => Object.keys(shape).map(quoted).join(', ');
 
 const isList = (condition: unknown): condition is { in: readonly unknown[] } =>
   typeof condition === 'object' && condition !== null && !Array.isArray(condition) && Array.isArray((condition as { in?: unknown }).in);

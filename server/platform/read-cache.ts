@@ -125,30 +125,38 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           loading.delete(key);
         }
       };
+      /** The entry of `key` while it lasts; an expired one is dropped. */
+      const fresh = (key: string): Entry<V> | undefined => {
+        const entry = entries.get(key);
+        if (entry === undefined || entry.expires > now()) return entry;
+        entries.delete(key);
+        return undefined;
+      };
+      /** Keeps a loaded value, unless an invalidation came after its load began (it may be the old row). */
+      const keep = (key: string, value: V, started: number, readAt: number) => {
+        if (generation !== started || value === undefined) return;
+        if (entries.size >= max) entries.delete(entries.keys().next().value!);
+        entries.set(key, { value, expires: readAt + ttlMs });
+      };
       const api: CacheSpace<V> = {
         get(key, load) {
           if (deps.inTransaction()) {
             const tx = deps.transaction?.();
             if (tx === undefined || writtenIn(tx, name, key)) return load();
-            const entry = entries.get(key);
-            if (entry !== undefined && entry.expires > now()) return Promise.resolve(entry.value);
+            const entry = fresh(key);
+            if (entry !== undefined) return Promise.resolve(entry.value);
             const started = generation;
             const readAt = now();
             return load().then((value) => {
-              // Kept once committed, and only if nothing was invalidated meanwhile: then it is the committed row.
+              // Kept once committed (then it is the committed row), unless the transaction invalidated it meanwhile.
               deps.afterCommit(() => {
-                if (generation !== started || value === undefined || writtenIn(tx, name, key)) return;
-                if (entries.size >= max) entries.delete(entries.keys().next().value!);
-                entries.set(key, { value, expires: readAt + ttlMs });
+                if (!writtenIn(tx, name, key)) keep(key, value, started, readAt);
               });
               return value;
             });
           }
-          const entry = entries.get(key);
-          if (entry !== undefined) {
-            if (entry.expires > now()) return Promise.resolve(entry.value);
-            entries.delete(key);
-          }
+          const entry = fresh(key);
+          if (entry !== undefined) return Promise.resolve(entry.value);
           const pending = loading.get(key);
           if (pending !== undefined) return pending;
           const started = generation;
@@ -157,10 +165,7 @@ export function createReadCache(deps: ReadCacheDeps): ReadCache {
           const promise = load().then(
             (value) => {
               if (loading.get(key) === promise) loading.delete(key);
-              if (generation === started && value !== undefined) {
-                if (entries.size >= max) entries.delete(entries.keys().next().value!);
-                entries.set(key, { value, expires: readAt + ttlMs });
-              }
+              keep(key, value, started, readAt);
               return value;
             },
             (error: unknown) => {

@@ -54,7 +54,7 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
     }
     const [documentLevel, organizationAll] = await Promise.all([
       repo.documentConfigs(where.apiKeyId, where.organizationId, [where.documentId]),
-      repo.defaultConfigsWithLevel(where.apiKeyId, where.organizationId, channel, 'ALL'),
+      repo.defaultConfigsOfOrWithLevel(where.apiKeyId, where.organizationId, [], channel, 'ALL'),
     ]);
     return optedIn(channel, byUser(documentLevel), organizationAll);
   }

@@ -6,7 +6,7 @@ import { rawParams } from '../../db/raw-params.js';
 import type { Notification, NotificationRecipient } from '../../db/generated/sqlite/client.js';
 import { afterMs, type Cursor } from '../../db/keyset.js';
 import type { Kind } from '../../db/direct-reads.js';
-import { selectRows } from '../../db/direct-select.js';
+import { columnList, selectRows } from '../../db/direct-select.js';
 
 export type RecipientRow = NotificationRecipient;
 export type SortOrder = 'asc' | 'desc';
@@ -317,21 +317,16 @@ export function createNotificationsRepo(db: Db) {
       return rows;
     },
 
-    /** Organization-level configs of the given users (at most ID_BATCH) or whose value on this channel is this level, in one query. */
+    /** Organization-level configs of the given users (at most ID_BATCH; none: only by level) or whose value on this channel is this level, in one query. */
     defaultConfigsOfOrWithLevel: (apiKeyId: string, organizationId: string, userIds: readonly string[], channel: Channel, level: TNotificationLevel): Promise<ConfigRow[]> => {
       // Direct (db/direct-reads.ts), as selectRows is, with the OR it has no form for.
       const { params, bind } = rawParams(db);
-      const columns = Object.keys(DEFAULT_CONFIG_COLUMNS).map((c) => `"${c}"`).join(', ');
       // Placeholders are bound in the text's order (SQLite's are positional).
-      let sql = `SELECT ${columns} FROM "NotificationDefaultConfig" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
+      let sql = `SELECT ${columnList(DEFAULT_CONFIG_COLUMNS)} FROM "NotificationDefaultConfig" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
       sql += ` AND ("${CHANNEL_COLUMN[channel]}" = ${bind(level)}`;
       if (userIds.length > 0) sql += ` OR "userId" IN (${userIds.map(bind).join(', ')})`;
       return directReadsOf(db).rows(DEFAULT_CONFIG_COLUMNS, `${sql})`, params);
     },
-
-    /** Organization-level configs whose value on this channel is this level. */
-    defaultConfigsWithLevel: (apiKeyId: string, organizationId: string, channel: Channel, level: TNotificationLevel): Promise<ConfigRow[]> =>
-      db.notificationDefaultConfig.findMany({ where: { apiKeyId, organizationId, [channel]: level } }),
 
     /**
      * Merges the given channels over what each (user, document) row holds:

@@ -4,7 +4,8 @@ import { rawParams } from '../../../db/raw-params.js';
 import { afterMs, type Cursor } from '../../../db/keyset.js';
 import type { Clock } from '../../../lib/clock.js';
 import { created } from './times.js';
-import { selectRows } from '../../../db/direct-select.js';
+import { columnList, selectRows } from '../../../db/direct-select.js';
+import type { RowOf } from '../../../db/direct-reads.js';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
 export type PrincipalType = 'user' | 'group';
@@ -45,6 +46,10 @@ const GRANT_COLUMNS = {
 } as const;
 const grantRowOf = (g: { resourceType: string; resourceId: string; principalType: string; principalId: string; accessRole: string; expiresAt: bigint | null; accessFields: string | null }) =>
   ({ ...g, expiresAt: seconds(g.expiresAt), accessFields: fieldsOf(g.accessFields) }) as GrantRow;
+
+/** The grants of `rows` that have not lapsed at `nowSeconds` (a lapse is `expiresAt` not after now), as GrantRows. */
+const liveGrants = (rows: RowOf<typeof GRANT_COLUMNS>[], nowSeconds: number): GrantRow[] =>
+  rows.filter((g) => g.expiresAt === null || Number(g.expiresAt) > nowSeconds).map(grantRowOf);
 
 const GRANT_KEY = ['apiKeyId', 'organizationId', 'resourceType', 'resourceId', 'principalType', 'principalId'] as const;
 
@@ -121,7 +126,7 @@ export function createGrantsRepo(db: Db, clock: Clock) {
         if (p.ids.length === 0) continue;
         rows.push(...(await selectRows(db, { from: 'Grant', columns: GRANT_COLUMNS, where: { apiKeyId, organizationId, principalType: p.type, principalId: { in: p.ids } } })));
       }
-      return rows.filter((g) => g.expiresAt === null || Number(g.expiresAt) > nowSeconds).map(grantRowOf);
+      return liveGrants(rows, nowSeconds);
     },
 
     /**
@@ -141,14 +146,13 @@ export function createGrantsRepo(db: Db, clock: Clock) {
       if (asked !== undefined && asked.length === 0) return [];
       // Direct (db/direct-reads.ts): every access check on a document reads it. Placeholders are bound in the text's order.
       const { params, bind } = rawParams(db);
-      const columns = Object.keys(GRANT_COLUMNS).map((c) => `"${c}"`).join(', ');
-      let sql = `SELECT ${columns} FROM "Grant" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
+      let sql = `SELECT ${columnList(GRANT_COLUMNS)} FROM "Grant" WHERE "apiKeyId" = ${bind(apiKeyId)} AND "organizationId" = ${bind(organizationId)}`;
       sql += ` AND (("resourceType" = 'organization' AND "resourceId" = ${bind(organizationId)}) OR ("resourceType" = 'document' AND "resourceId" = ${bind(on.documentId)})`;
       if (on.folderIds.length > 0) sql += ` OR ("resourceType" = 'folder' AND "resourceId" IN (${on.folderIds.map(bind).join(', ')}))`;
       sql += ')';
       if (asked !== undefined) sql += ` AND (${asked.map((p) => `("principalType" = ${bind(p.type)} AND "principalId" IN (${p.ids.map(bind).join(', ')}))`).join(' OR ')})`;
       const rows = await directReadsOf(db).rows(GRANT_COLUMNS, sql, params);
-      return rows.filter((g) => g.expiresAt === null || Number(g.expiresAt) > nowSeconds).map(grantRowOf);
+      return liveGrants(rows, nowSeconds);
     },
 
     /** Live user members of one resource, oldest membership first (the contact list). */

@@ -1,5 +1,6 @@
 import { directReadsOf, providerOfClient, type Db } from '../../../db/client.js';
 import { rawParams } from '../../../db/raw-params.js';
+import { selectRows } from '../../../db/direct-select.js';
 
 /**
  * The delivery queue the dispatcher works through: due deliveries claimed
@@ -233,12 +234,14 @@ export function createDeliveryQueueRepo(db: Db) {
       for (const group of groups.values()) {
         const { state, nextAttemptAt } = group[0]!;
         const q = rawParams(db);
-        const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+        // Direct (db/direct-reads.ts), on the record transaction: one per batch of tries.
+        const rows = await directReadsOf(db).rows(
+          { id: 'text' },
           `UPDATE "WebhookDelivery" SET "state" = ${q.bind(state)}, "manual" = ${q.bind(false)}, "nextAttemptAt" = ${q.bind(nextAttemptAt)},
              "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = ${q.bind(now)}
            WHERE ${underLeases(q, group.map((item) => item.lease), group.map((item) => item.lease.generation))}
            RETURNING "id"`,
-          ...q.params,
+          q.params,
         );
         for (const row of rows) settled.add(row.id);
       }
@@ -249,11 +252,12 @@ export function createDeliveryQueueRepo(db: Db) {
     async unleaseMany(leases: readonly Pick<Lease, 'id' | 'leaseOwner'>[]): Promise<Set<string>> {
       if (leases.length === 0) return new Set();
       const q = rawParams(db);
-      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+      const rows = await directReadsOf(db).rows(
+        { id: 'text' },
         `UPDATE "WebhookDelivery" SET "leaseOwner" = NULL, "leaseUntil" = NULL
          WHERE ${underLeases(q, leases, [])}
          RETURNING "id"`,
-        ...q.params,
+        q.params,
       );
       return new Set(rows.map((row) => row.id));
     },
@@ -261,14 +265,17 @@ export function createDeliveryQueueRepo(db: Db) {
     /** Which of these deliveries still exist. */
     async existing(deliveryIds: readonly string[]): Promise<Set<string>> {
       if (deliveryIds.length === 0) return new Set();
-      const rows = await db.webhookDelivery.findMany({ where: { id: { in: [...deliveryIds] } }, select: { id: true } });
+      const rows = await selectRows(db, { from: 'WebhookDelivery', columns: { id: 'text' }, where: { id: { in: deliveryIds } } });
       return new Set(rows.map((row) => row.id));
     },
 
     /**
      * Several tries' attempt rows in one INSERT. Hand-written: the ORM's
      * createMany compiles its query anew for every row count, and the
-     * batches of the recorder come in every size.
+     * batches of the recorder come in every size. Not db/bulk.ts's
+     * insertMany: a response excerpt cut at its length limit may end in half
+     * a surrogate pair, which PostgreSQL's JSON (insertMany's one parameter)
+     * refuses, where a bound text parameter takes it (as U+FFFD).
      */
     async createAttempts(inputs: readonly NewAttempt[]): Promise<void> {
       if (inputs.length === 0) return;
