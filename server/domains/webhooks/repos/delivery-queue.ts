@@ -1,6 +1,5 @@
 import { directReadsOf, providerOfClient, type Db } from '../../../db/client.js';
 import { rawParams } from '../../../db/raw-params.js';
-import { selectRows } from '../../../db/direct-select.js';
 
 /**
  * The delivery queue the dispatcher works through: due deliveries claimed
@@ -234,14 +233,12 @@ export function createDeliveryQueueRepo(db: Db) {
       for (const group of groups.values()) {
         const { state, nextAttemptAt } = group[0]!;
         const q = rawParams(db);
-        // Direct (db/direct-reads.ts), on the record transaction: one per batch of tries.
-        const rows = await directReadsOf(db).rows(
-          { id: 'text' },
+        const rows = await db.$queryRawUnsafe<{ id: string }[]>(
           `UPDATE "WebhookDelivery" SET "state" = ${q.bind(state)}, "manual" = ${q.bind(false)}, "nextAttemptAt" = ${q.bind(nextAttemptAt)},
              "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = ${q.bind(now)}
            WHERE ${underLeases(q, group.map((item) => item.lease), group.map((item) => item.lease.generation))}
            RETURNING "id"`,
-          q.params,
+          ...q.params,
         );
         for (const row of rows) settled.add(row.id);
       }
@@ -252,12 +249,11 @@ export function createDeliveryQueueRepo(db: Db) {
     async unleaseMany(leases: readonly Pick<Lease, 'id' | 'leaseOwner'>[]): Promise<Set<string>> {
       if (leases.length === 0) return new Set();
       const q = rawParams(db);
-      const rows = await directReadsOf(db).rows(
-        { id: 'text' },
+      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
         `UPDATE "WebhookDelivery" SET "leaseOwner" = NULL, "leaseUntil" = NULL
          WHERE ${underLeases(q, leases, [])}
          RETURNING "id"`,
-        q.params,
+        ...q.params,
       );
       return new Set(rows.map((row) => row.id));
     },
@@ -265,7 +261,7 @@ export function createDeliveryQueueRepo(db: Db) {
     /** Which of these deliveries still exist. */
     async existing(deliveryIds: readonly string[]): Promise<Set<string>> {
       if (deliveryIds.length === 0) return new Set();
-      const rows = await selectRows(db, { from: 'WebhookDelivery', columns: { id: 'text' }, where: { id: { in: deliveryIds } } });
+      const rows = await db.webhookDelivery.findMany({ where: { id: { in: [...deliveryIds] } }, select: { id: true } });
       return new Set(rows.map((row) => row.id));
     },
 
