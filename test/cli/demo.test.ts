@@ -54,11 +54,16 @@ describe('demo', () => {
     }
 
     const documents = await runLine(lineFor(demo, contract.organizations.getDocuments.path));
-    expect(documents.result.data.map((d: any) => [d.id, d.documentName])).toEqual([
-      ['doc-q3-plan', 'Q3 plan'],
-      ['doc-launch-checklist', 'Launch checklist'],
-      ['doc-design-review', 'Design review'],
-    ]);
+    // In creation order, and by ID among documents created in the same millisecond (the list's order: createdAt, then id).
+    const createdAt = new Map<string, number>(documents.result.data.map((d: any) => [d.id, d.createdAt]));
+    const byListOrder = (a: string[], b: string[]) => createdAt.get(a[0]!)! - createdAt.get(b[0]!)! || (a[0]! < b[0]! ? -1 : 1);
+    expect(documents.result.data.map((d: any) => [d.id, d.documentName])).toEqual(
+      [
+        ['doc-q3-plan', 'Q3 plan'],
+        ['doc-launch-checklist', 'Launch checklist'],
+        ['doc-design-review', 'Design review'],
+      ].sort(byListOrder),
+    );
 
     const threads = await runLine(lineFor(demo, contract.comments.getCommentAnnotations.path));
     expect(threads.result.data).toHaveLength(1);
