@@ -38,8 +38,20 @@ export interface JobDef<P> {
   maxAttempts?: number;
   /** Delay before the next try after `attempt` failed tries. Default: 1 s doubling, at most 5 min. */
   retryIn?(attempt: number): number;
+  /**
+   * Jobs of this kind at once in one process, in a lane of their own: a
+   * long job (an agent run) then never holds up the other kinds (emails,
+   * migrations), which share one lane and run one at a time.
+   */
+  concurrency?: number;
   /** Returns the job's result (stored as JSON). Throw to fail this attempt. */
   run(job: RunningJob<P>): Promise<unknown>;
+  /**
+   * Called once when the job fails for good (its last attempt threw, or its
+   * worker stopped on every attempt), so that what the job stands for (an
+   * agent run's row) is not left looking unfinished. Errors are logged.
+   */
+  failed?(payload: P, reason: string): Promise<void>;
 }
 
 export interface RunningJob<P> {
@@ -107,13 +119,11 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopping = false;
-  let draining: Promise<number> | undefined;
   // The worker runs in the async context it was made in, not in that of the request whose commit
   // woke it: its log lines are not that request's (see server/http/logging.ts).
   const detached = AsyncResource.bind((work: () => void) => work());
 
-  async function claim(): Promise<ClaimedRow | null> {
-    const kinds = [...defs.keys()];
+  async function claim(kinds: readonly string[]): Promise<ClaimedRow | null> {
     if (kinds.length === 0) return null;
     const now = clock.nowMs();
     const lease = now + DEFAULT_LEASE_MS; // renewed to the kind's own lease right after the claim
@@ -144,6 +154,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
         data: { state: 'failed', leaseOwner: null, leaseUntil: null, lastError: `its worker stopped before it finished, ${maxAttempts} times`, finishedAt: now, updatedAt: now },
       });
       deps.log.error({ jobId: row.id, kind: row.kind, attempts: maxAttempts }, 'job failed: its worker stopped on every attempt');
+      await giveUp(def, row, `its worker stopped before it finished, ${maxAttempts} times`);
       return;
     }
     const controller = new AbortController();
@@ -168,28 +179,70 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_CHARS);
       const now = clock.nowMs();
-      const giveUp = attempt >= maxAttempts;
-      deps.log.warn({ jobId: row.id, kind: row.kind, attempt, giveUp, err: message }, 'job attempt failed');
-      await db.job.updateMany({
+      const last = attempt >= maxAttempts;
+      deps.log.warn({ jobId: row.id, kind: row.kind, attempt, giveUp: last, err: message }, 'job attempt failed');
+      const { count } = await db.job.updateMany({
         where: { id: row.id, leaseOwner: owner },
-        data: giveUp
+        data: last
           ? { state: 'failed', leaseOwner: null, leaseUntil: null, lastError: message, finishedAt: BigInt(now), updatedAt: BigInt(now) }
           : { state: 'pending', leaseOwner: null, leaseUntil: null, lastError: message, runAt: BigInt(now + (def.retryIn ?? defaultRetryIn)(attempt)), updatedAt: BigInt(now) },
       });
+      if (last && count > 0) await giveUp(def, row, message);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  async function drain(limit: number): Promise<number> {
+  async function giveUp(def: JobDef<unknown>, row: ClaimedRow, reason: string): Promise<void> {
+    if (def.failed === undefined) return;
+    try {
+      await def.failed(def.payload.parse(JSON.parse(row.payload)), reason);
+    } catch (error) {
+      deps.log.error({ jobId: row.id, kind: row.kind, err: error }, 'job failure hook failed');
+    }
+  }
+
+  /**
+   * A lane: the kinds it claims and how many of its jobs run at once. Kinds
+   * without `concurrency` share the first lane, one job at a time.
+   */
+  interface Lane {
+    kinds: string[];
+    width: number;
+    loops: Set<Promise<number>>;
+    /** Asked to run while its loops were busy: a loop that finds nothing due looks once more. */
+    again: boolean;
+  }
+  const shared: Lane = { kinds: [], width: 1, loops: new Set(), again: false };
+  const lanes: Lane[] = [shared];
+
+  async function loop(lane: Lane, limit: { left: number }): Promise<number> {
     let ran = 0;
     // A stopping worker finishes the job it runs and claims no more (a backlog, e.g. emails to a relay that is down, would hold shutdown).
-    while (ran < limit && !stopping) {
-      const row = await claim();
-      if (row === null) break;
+    while (limit.left > 0 && !stopping) {
+      lane.again = false;
+      const row = await claim(lane.kinds);
+      if (row === null) {
+        if (lane.again) continue;
+        break;
+      }
+      limit.left -= 1;
       await runOne(row);
       ran += 1;
     }
+    return ran;
+  }
+
+  /** Starts loops up to the lane's width; resolves with the jobs its loops ran once they have all ended. */
+  async function drainLane(lane: Lane, limit: { left: number }): Promise<number> {
+    lane.again = true;
+    while (lane.loops.size < lane.width && !stopping) {
+      const running: Promise<number> = loop(lane, limit).finally(() => lane.loops.delete(running));
+      lane.loops.add(running);
+    }
+    let ran = 0;
+    // Loops started meanwhile (another runDue) are waited for too.
+    while (lane.loops.size > 0) ran += (await Promise.all([...lane.loops])).reduce((sum, n) => sum + n, 0);
     return ran;
   }
 
@@ -221,6 +274,8 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
     define(def) {
       if (defs.has(def.kind)) throw new Error(`job kind ${def.kind} is defined twice`);
       defs.set(def.kind, def as JobDef<unknown>);
+      if (def.concurrency === undefined) shared.kinds.push(def.kind);
+      else lanes.push({ kinds: [def.kind], width: Math.max(1, def.concurrency), loops: new Set(), again: false });
       return def;
     },
 
@@ -267,14 +322,11 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       };
     },
 
-    runDue(limit = Number.POSITIVE_INFINITY) {
-      // One drain at a time per process; a second caller waits for it and then drains what is left.
-      const previous = draining ?? Promise.resolve(0);
-      const next = previous.catch(() => 0).then(() => drain(limit));
-      draining = next;
-      return next.finally(() => {
-        if (draining === next) draining = undefined;
-      });
+    async runDue(limit = Number.POSITIVE_INFINITY) {
+      // Each lane at most its width at once; a caller while a lane is busy waits for its loops, which look again before they end.
+      const left = { left: limit };
+      const ran = await Promise.all(lanes.map((lane) => drainLane(lane, left)));
+      return ran.reduce((sum, n) => sum + n, 0);
     },
 
     start() {
@@ -287,7 +339,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       started = false;
       clearTimeout(timer);
       timerAt = Number.POSITIVE_INFINITY;
-      await draining?.catch(() => undefined);
+      await Promise.all(lanes.flatMap((lane) => [...lane.loops].map((running) => running.catch(() => 0))));
     },
 
     async queueStats() {

@@ -253,4 +253,57 @@ describe(`durable jobs (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite
       await jobs.stop();
     }
   });
+  it('runs a kind with its own concurrency beside the other kinds, never holding them up', async () => {
+    const jobs = worker();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    let bothStarted!: () => void;
+    const both = new Promise<void>((resolve) => (bothStarted = resolve));
+    const long = jobs.define({
+      kind: 'long',
+      payload: Payload,
+      concurrency: 2,
+      run: async () => {
+        if (++started === 2) bothStarted();
+        await held;
+        return 'long';
+      },
+    });
+    const quick = jobs.define({ kind: 'quick', payload: Payload, run: async ({ payload }) => payload.n });
+    const a = await jobs.enqueue(long, { n: 1 });
+    const b = await jobs.enqueue(long, { n: 2 });
+    const running = jobs.runDue();
+    // Two long jobs at once, and a quick job enqueued meanwhile runs while they are held.
+    await both;
+    const q = await jobs.enqueue(quick, { n: 7 });
+    const second = jobs.runDue();
+    await expect.poll(async () => (await jobs.get(q))?.state).toBe('completed');
+    expect((await jobs.get(a))?.state).toBe('running');
+    release();
+    await running;
+    await second;
+    expect((await jobs.get(a))?.state).toBe('completed');
+    expect((await jobs.get(b))?.state).toBe('completed');
+  });
+
+  it('calls the failure hook once when a job fails for good', async () => {
+    const jobs = worker();
+    const failed: Array<[number, string]> = [];
+    const def = jobs.define({
+      kind: 'hooked',
+      payload: Payload,
+      maxAttempts: 2,
+      retryIn: () => 0,
+      run: async () => {
+        throw new Error('nope');
+      },
+      failed: async (payload, reason) => void failed.push([payload.n, reason]),
+    });
+    const id = await jobs.enqueue(def, { n: 5 });
+    await jobs.runDue();
+    await jobs.runDue();
+    expect((await jobs.get(id))?.state).toBe('failed');
+    expect(failed).toEqual([[5, 'nope']]);
+  });
 });
