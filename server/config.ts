@@ -4,6 +4,20 @@ import { trustProxyFrom, type TrustProxy } from './http/trust-proxy.js';
 import type { ResponseValidation } from './http/response-check.js';
 import { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, providerOf, sqlitePath, type Provider } from './db/adapter.js';
 
+/** Agent runs (server/domains/agents/run): the limits and deadlines of Run Agent. */
+export interface AgentRunConfig {
+  /** Runs of one application at once (AGENT_MAX_CONCURRENT_RUNS); past it Run Agent is RESOURCE_EXHAUSTED. */
+  maxConcurrentRuns: number;
+  /** Runs this process works on at once (AGENT_WORKERS), beside the other jobs. */
+  workers: number;
+  /** One deadline for a whole run (AGENT_RUN_TIMEOUT_MS); past it the run ends `error` TIMEOUT. */
+  runTimeoutMs: number;
+  /** Each fetch of a page, a link, a robots.txt (AGENT_FETCH_TIMEOUT_MS). */
+  fetchTimeoutMs: number;
+  /** Bytes read of a page at most (AGENT_MAX_PAGE_BYTES); the rest is dropped. */
+  maxPageBytes: number;
+}
+
 /** Everything the server reads from the environment, parsed once at start. */
 export interface Config {
   port: number;
@@ -43,6 +57,7 @@ export interface Config {
   webhooks: WebhookConfig;
   email: EmailConfig;
   ai: AiConfig;
+  agents: AgentRunConfig;
   /** Applications whose judgment search index a process keeps in memory for Suggest Decision (least recently used out first). */
   memoryIndexApplications: number;
   /** When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port. */
@@ -210,6 +225,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       geminiBaseUrl: httpUrlFrom(env, 'GEMINI_BASE_URL', 'https://generativelanguage.googleapis.com/v1beta/openai/').replace(/\/+$/, ''),
       timeoutMs: intFrom(env, 'AI_TIMEOUT_MS', 60_000, 100, 600_000),
       maxOutputTokens: intFrom(env, 'AI_MAX_OUTPUT_TOKENS', 4096, 1, 1_000_000),
+    },
+    agents: {
+      maxConcurrentRuns: intFrom(env, 'AGENT_MAX_CONCURRENT_RUNS', 5, 1, 10_000),
+      workers: intFrom(env, 'AGENT_WORKERS', 4, 1, 256),
+      runTimeoutMs: intFrom(env, 'AGENT_RUN_TIMEOUT_MS', 600_000, 1000, 86_400_000),
+      fetchTimeoutMs: intFrom(env, 'AGENT_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
+      maxPageBytes: intFrom(env, 'AGENT_MAX_PAGE_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     },
     memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),
     metricsToken: metricsTokenFrom(env),

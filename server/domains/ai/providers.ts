@@ -27,7 +27,13 @@ export interface Completion {
 }
 
 /** What a provider answered: its text, or why there is none although the call succeeded. */
-export type Answer = { text: string } | { refusal: string } | { empty: true };
+export type Answer = { text: string; usage?: Usage } | { refusal: string } | { empty: true };
+
+/** Tokens the provider says the call used (agent runs keep them; Ask AI does not return them). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 /**
  * The reasoning models of these prefixes take no system message (the first
@@ -74,7 +80,10 @@ export function createProviderCalls(config: AiConfig) {
     // No max-token field: each model's own default output limit applies (the field's name even differs between model families).
     const completion = await client.chat.completions.create({ model: input.model, messages: messagesFor(input) }, { signal });
     const message = (completion as Partial<OpenAI.Chat.ChatCompletion>).choices?.[0]?.message;
-    if (typeof message?.content === 'string' && message.content.trim() !== '') return { text: message.content };
+    const usage = (completion as Partial<OpenAI.Chat.ChatCompletion>).usage;
+    if (typeof message?.content === 'string' && message.content.trim() !== '') {
+      return { text: message.content, ...(usage ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } } : {}) };
+    }
     if (typeof message?.refusal === 'string' && message.refusal.trim() !== '') return { refusal: message.refusal };
     return { empty: true };
   };
@@ -95,7 +104,9 @@ export function createProviderCalls(config: AiConfig) {
     );
     const blocks = Array.isArray((message as Partial<Anthropic.Message>).content) ? message.content : [];
     const text = blocks.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
-    return text.trim() === '' ? { empty: true } : { text };
+    const usage = (message as Partial<Anthropic.Message>).usage;
+    if (text.trim() === '') return { empty: true };
+    return { text, ...(usage ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } } : {}) };
   };
 
   const calls: Record<AiProviderName, (apiKey: string, input: Completion, signal: AbortSignal) => Promise<Answer>> = {
