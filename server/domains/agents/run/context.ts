@@ -69,6 +69,9 @@ const TEXT_OPTIONS = {
     { selector: 'noscript', format: 'skip' },
     { selector: 'svg', format: 'skip' },
     { selector: 'template', format: 'skip' },
+    // As written: findings quote the page's text, and an upper-cased heading would not match it.
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    { selector: 'table', options: { uppercaseHeaderCells: false } },
   ],
 };
 
