@@ -26,8 +26,12 @@
 export const DATABASE_FREE: readonly string[] = [
   'test/contract/',
   'test/unit/',
+  'test/agents/context.test.ts',
+  'test/agents/crawl.test.ts',
+  'test/agents/services.test.ts',
   'test/ai/ask-ai-service.test.ts',
   'test/email/render.test.ts',
+  'test/lib/outbound-get.test.ts',
   'test/platform/read-cache.test.ts',
 ];
 

@@ -2,12 +2,14 @@ import { lookup as dnsLookup, promises as dns, type LookupAddress, type LookupOp
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { AppError } from './app-error.js';
 
 /**
  * Outbound HTTP to URLs our customers configure (permission provider,
- * webhooks). A customer-controlled URL must not become a way to reach our own
+ * webhooks, the pages and APIs agent runs fetch). A customer-controlled URL must not become a way to reach our own
  * network (SSRF): loopback, private ranges, cloud metadata, etc.
  */
 
@@ -15,9 +17,10 @@ import { AppError } from './app-error.js';
  * timeout: no complete answer in time; network: could not connect or the
  * connection broke; blocked: the host is or resolves to a refused address;
  * too_large: the response exceeded the cap; invalid_request: the URL or a
- * header is unusable (a configuration mistake, not an outage).
+ * header is unusable (a configuration mistake, not an outage); aborted: the
+ * caller's signal stopped it (a cancelled agent run).
  */
-export type OutboundErrorKind = 'timeout' | 'network' | 'blocked' | 'too_large' | 'invalid_request';
+export type OutboundErrorKind = 'timeout' | 'network' | 'blocked' | 'too_large' | 'invalid_request' | 'aborted';
 
 /**
  * `message` is safe to show whoever configured the URL; `detail` (resolved
@@ -121,6 +124,10 @@ function parseTarget(raw: string): ParsedTarget {
   return { url, host, ipLiteral: isIP(host) ? host : undefined };
 }
 
+function abortedError(): OutboundError {
+  return new OutboundError('aborted', 'the request was stopped');
+}
+
 function blockedError(host: string, address: string): OutboundError {
   return new OutboundError('blocked', `${host} ${NOT_PUBLIC}; ${PRIVATE_HINT}`, { detail: { host, address, range: addressRange(address) } });
 }
@@ -208,6 +215,8 @@ export interface PostBytesOptions {
   truncateResponse?: boolean;
   /** Reuse connections (see guardedAgent). Without, each request opens its own connection. */
   agents?: { http: Agent; https: HttpsAgent };
+  /** Stops the request (kind `aborted`). */
+  signal?: AbortSignal;
 }
 
 export interface PostBytesResult {
@@ -293,13 +302,20 @@ function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions):
     const send = https ? httpsRequest : httpRequest;
     const pooled = options.agents === undefined ? undefined : https ? options.agents.https : options.agents.http;
 
+    if (options.signal?.aborted) {
+      reject(abortedError());
+      return;
+    }
+
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     let req: ReturnType<typeof httpRequest> | undefined;
+    const onAbort = () => fail(abortedError());
     const fail = (error: OutboundError) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       req?.destroy();
       reject(error);
     };
@@ -326,6 +342,7 @@ function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions):
     timer = setTimeout(() => {
       fail(new OutboundError('timeout', `no complete answer within ${options.timeoutMs} ms`));
     }, options.timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
 
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof OutboundError) {
@@ -347,6 +364,7 @@ function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions):
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8').slice(0, options.truncateResponse ? maxBytes : undefined) });
       };
       const declared = Number(res.headers['content-length']);
@@ -381,5 +399,240 @@ function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions):
     });
 
     req.end(payload);
+  });
+}
+
+export interface GetResourceOptions {
+  allowPrivate: boolean;
+  /** Covers the whole fetch, every redirect hop included. */
+  timeoutMs: number;
+  /** Of the decoded body (after decompression, so a small gzip bomb cannot get past it). */
+  maxBytes: number;
+  /** Past maxBytes: cut the body and keep the answer (`truncated`); without, fail with `too_large`. */
+  truncate?: boolean;
+  signal?: AbortSignal;
+  /** Sent to the first URL, and to every redirect hop of the same origin (see getResource). */
+  headers?: Record<string, string>;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** HEAD reads no body (a link check). Default GET. */
+  method?: 'GET' | 'HEAD';
+}
+
+export interface GetResourceResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The URL that answered, after redirects. */
+  finalUrl: string;
+  /** The body decoded as UTF-8 whatever charset the answer names: pages and APIs we read are UTF-8 nearly always, and a wrong guess costs only some characters of text. */
+  text: string;
+  /** The body's bytes (an image's header), decompressed. */
+  body: Buffer;
+  /** The media type alone, lowercased (`text/html`), or '' without a Content-Type. */
+  contentType: string;
+  truncated: boolean;
+  /** Every URL redirected to, in order (the last is finalUrl). */
+  redirects: string[];
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const DEFAULT_MAX_REDIRECTS = 5;
+// Only what we can decode; the answer's Content-Encoding picks the decoder.
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+// Headers that carry nothing of the caller's: kept on a redirect to another origin.
+const CROSS_ORIGIN_HEADERS = new Set(['user-agent', 'accept', 'accept-language']);
+
+/**
+ * GETs a URL through the address guard, following redirects by hand so that
+ * each hop goes through the guard again (an IP literal checked before
+ * connecting, a host name at connect time): a public page cannot redirect us
+ * to an internal address. Rejects with OutboundError only.
+ */
+export async function getResource(url: string, options: GetResourceOptions): Promise<GetResourceResult> {
+  const deadline = performance.now() + options.timeoutMs;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const redirects: string[] = [];
+  let current = url;
+  let headers = options.headers ?? {};
+  for (;;) {
+    const left = Math.floor(deadline - performance.now());
+    if (left <= 0) throw new OutboundError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+    const hop = await getOnce(current, headers, { ...options, timeoutMs: left }, options.timeoutMs);
+    if (hop.location === undefined) return { ...hop.result, finalUrl: current, redirects };
+    if (redirects.length >= maxRedirects) {
+      throw new OutboundError('network', `more than ${maxRedirects} redirects`, { detail: { redirects } });
+    }
+    let next: URL;
+    try {
+      next = new URL(hop.location, current);
+    } catch {
+      throw new OutboundError('invalid_request', 'a redirect points to an invalid URL');
+    }
+    next.hash = '';
+    // Headers the caller configured (an API key) go only where the caller sent them: not to another origin a redirect names.
+    if (next.origin !== new URL(current).origin) {
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
+    }
+    current = next.href;
+    redirects.push(current);
+  }
+}
+
+interface Hop {
+  /** Set for a redirect to follow; its body is not read. */
+  location?: string;
+  result: Omit<GetResourceResult, 'finalUrl' | 'redirects'>;
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function decoderFor(encoding: string): Transform | undefined | 'unsupported' {
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return undefined;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return 'unsupported';
+  }
+}
+
+function getOnce(url: string, headers: Record<string, string>, options: GetResourceOptions, totalMs: number): Promise<Hop> {
+  return new Promise<Hop>((resolve, reject) => {
+    let target: ParsedTarget;
+    try {
+      target = parseTarget(url);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    // IP literals connect without calling lookup, so check them here.
+    if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
+      reject(blockedError(target.host, target.ipLiteral));
+      return;
+    }
+    if (options.signal?.aborted) {
+      reject(abortedError());
+      return;
+    }
+
+    const method = options.method ?? 'GET';
+    const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let req: ReturnType<typeof httpRequest> | undefined;
+    let res: IncomingMessage | undefined;
+    let decoder: Transform | undefined;
+    const onAbort = () => fail(abortedError());
+    const done = () => {
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const stop = () => {
+      decoder?.destroy();
+      res?.destroy();
+      req?.destroy();
+    };
+    const fail = (error: OutboundError) => {
+      if (settled) return;
+      done();
+      stop();
+      reject(error);
+    };
+
+    try {
+      req = send(target.url, {
+        method,
+        headers: { ...headers, 'accept-encoding': ACCEPT_ENCODING },
+        // A fresh connection per request, so every hop goes through the connect-time lookup.
+        agent: false,
+        ...(options.allowPrivate ? {} : { lookup: guardedLookup as never }),
+      });
+    } catch (error) {
+      // e.g. a header value with a newline in it (Node names the header, never its value).
+      reject(new OutboundError('invalid_request', `request cannot be sent: ${(error as Error).message}`, { cause: error }));
+      return;
+    }
+
+    timer = setTimeout(() => fail(new OutboundError('timeout', `no complete answer within ${totalMs} ms`)), options.timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error instanceof OutboundError) fail(error);
+      else fail(new OutboundError('network', 'could not connect, or the connection broke', { cause: error, detail: socketDetail(error) }));
+    });
+
+    req.on('response', (response: IncomingMessage) => {
+      res = response;
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      const base = { status, headers: response.headers, contentType: mediaType(response.headers['content-type']) };
+      if (REDIRECT_STATUSES.has(status) && typeof location === 'string' && location !== '') {
+        done();
+        stop();
+        resolve({ location, result: { ...base, text: '', body: Buffer.alloc(0), truncated: false } });
+        return;
+      }
+
+      const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const chosen = method === 'HEAD' ? undefined : decoderFor(encoding);
+      if (chosen === 'unsupported') {
+        fail(new OutboundError('network', `the answer's Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not one we decode`));
+        return;
+      }
+      decoder = chosen;
+      const maxBytes = options.maxBytes;
+      const declared = Number(response.headers['content-length']);
+      if (!options.truncate && decoder === undefined && Number.isFinite(declared) && declared > maxBytes) {
+        fail(new OutboundError('too_large', `response body exceeds ${maxBytes} bytes`));
+        return;
+      }
+
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const finish = (truncated: boolean) => {
+        if (settled) return;
+        done();
+        const body = Buffer.concat(chunks);
+        resolve({ result: { ...base, text: body.toString('utf8'), body, truncated } });
+        // The answer is known; the rest is not worth reading (the connection is not reused).
+        if (truncated) stop();
+      };
+      const stream: Readable = decoder ?? response;
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        received += chunk.length;
+        if (received <= maxBytes) {
+          chunks.push(chunk);
+          return;
+        }
+        if (!options.truncate) {
+          fail(new OutboundError('too_large', `response body exceeds ${maxBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk.subarray(0, chunk.length - (received - maxBytes)));
+        finish(true);
+      });
+      stream.on('end', () => finish(false));
+      if (decoder !== undefined) {
+        decoder.on('error', (error) => fail(new OutboundError('network', 'the response body could not be decompressed', { cause: error })));
+        response.pipe(decoder);
+      }
+      response.on('error', (error) => fail(new OutboundError('network', 'the response broke off', { cause: error, detail: socketDetail(error) })));
+      response.on('close', () => {
+        if (!response.complete) fail(new OutboundError('network', 'response was cut off'));
+      });
+    });
+
+    req.end();
   });
 }

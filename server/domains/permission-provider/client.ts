@@ -271,6 +271,7 @@ function toAppError(error: unknown, target: ProviderTarget, timeoutMs: number): 
       );
     case 'invalid_request':
       return new AppError('FAILED_PRECONDITION', `permission provider configuration is unusable: ${error.message}`);
+    case 'aborted': // not sent with a signal; listed for the switch to stay exhaustive
     case 'network':
       // No socket code or address: telling refused from reset from unresolvable would make this a port scanner.
       return new AppError('UNAVAILABLE', `permission provider at ${host} could not be reached`);
