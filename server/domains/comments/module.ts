@@ -20,5 +20,15 @@ export function commentsModule(p: Platform, deps: { access: Access }) {
     ids: p.ids,
     pageTokens: p.pageTokens,
   });
-  return { services: { comments }, ownedData: [commentsOwnedData(repo)], userData: commentsUserData(repo) } satisfies DomainModule;
+  return {
+    services: { comments },
+    // What agent runs (a later module) write and clear: their findings as suggestion threads, through the comments' own paths.
+    shared: {
+      agentSuggestions: { addAgentSuggestions: comments.addAgentSuggestions, deleteOpenAgentSuggestions: comments.deleteOpenAgentSuggestions },
+    },
+    ownedData: [commentsOwnedData(repo)],
+    userData: commentsUserData(repo),
+  } satisfies DomainModule;
 }
+
+export type AgentSuggestions = ReturnType<typeof commentsModule>['shared']['agentSuggestions'];

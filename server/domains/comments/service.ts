@@ -22,12 +22,13 @@ import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { pageScope } from '../../lib/page-scope.js';
 import type { EventBus } from '../../platform/events.js';
-import { contextVisible, type AccessChecks } from '../access/checks.js';
+import { contextVisible, threadVisible, type AccessChecks, type DocumentAccess } from '../access/checks.js';
 import type { EnsureHeldDocument } from '../access/open-document.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
 import type { UsersRepo } from '../access/repos/users.js';
 import { asStoredThreads, differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { suggestionComment } from './suggestion-text.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
@@ -47,6 +48,59 @@ export interface CommentsDeps {
 
 /** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
 const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
+
+/** The columns that set an agent run's thread apart; a user's thread has these. */
+type ThreadOrigin = Pick<ThreadRecord, 'type' | 'sourceType' | 'agentId' | 'agent' | 'membersOnly'>;
+const USER_THREAD: ThreadOrigin = { type: 'comment', sourceType: 'user', agentId: null, agent: null, membersOnly: false };
+
+/** A thread to open: as Add Comment Annotations takes it, and where it came from. */
+type NewThread = DataOf<typeof addCommentAnnotations>['commentAnnotations'][number] & { origin?: ThreadOrigin };
+
+/**
+ * The statuses under which an agent's suggestion is still untouched, so a
+ * later run of the agent may replace it. The comments domain knows `open`,
+ * `in_progress`, `resolved` and custom values (an application's `accepted`
+ * or `rejected` among them): anything but `open` means someone acted on it.
+ */
+export const OPEN_SUGGESTION_STATUSES = ['open'];
+
+/** One finding of an agent run, as the runner hands it over. */
+export interface AgentFindingInput {
+  findingId: string;
+  url: string;
+  title: string;
+  description: string;
+  severity: string;
+  findingType: 'text' | 'pin' | 'page';
+  issueType: string;
+  confidence: number;
+  suggestion: string;
+  htmlSelector: string;
+  targetText: string;
+  occurrence: number;
+}
+
+export interface AddAgentSuggestionsInput {
+  organizationId: string;
+  documentId: string;
+  /** `private`: reads made for a user show the threads to the organization's members only; `public`: to anyone who can read the document. */
+  visibility: 'private' | 'public';
+  /** Who the threads are from: the run's ranBy user, or one standing for the agent (e.g. `agent:<agentId>`). */
+  author: TUserRef;
+  agent: { agentId: string; executionId: string };
+  findings: AgentFindingInput[];
+}
+
+export interface DeleteOpenAgentSuggestionsInput {
+  organizationId: string;
+  documentId: string;
+  agentId: string;
+  url: string;
+  /** The run whose own suggestions stay (the one clearing its page before writing). */
+  exceptExecutionId?: string;
+  /** The acting user of the delete events; default: each thread's author. */
+  actor?: TUserRef;
+}
 
 /**
  * Comment threads, comments and reactions: the rules of the write side and
@@ -150,40 +204,45 @@ export function createCommentsService(deps: CommentsDeps) {
     if (!(await organizations.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
   }
 
-  /** The access fields of `userId` on each of these documents it can read (absent: it cannot). */
-  async function readable(app: Caller, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, string[]>> {
-    const fields = new Map<string, string[]>();
+  /** The access of `userId` on each of these documents it can read (absent: it cannot). */
+  async function readable(app: Caller, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, DocumentAccess>> {
+    const readers = new Map<string, DocumentAccess>();
     for (const documentId of new Set(documentIds)) {
       const granted = await checks.onDocument(app.apiKeyId, organizationId, documentId, userId);
-      if (granted) fields.set(documentId, granted.accessFields);
+      if (granted) readers.set(documentId, granted);
     }
-    return fields;
+    return readers;
   }
 
-  return {
-    async addCommentAnnotations(app: Caller, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
-      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
-      return uow.run(async () => {
-        // As Add Permissions: a client app creates a document by opening it.
-        await ensureHeldDocument(app.apiKeyId, input.organizationId, input.documentId);
-        const given = input.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-        const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
-        if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
+  /**
+   * Opens threads on one document, inside the caller's unit of work: the one
+   * path of Add Comment Annotations and of an agent run's suggestions, so both
+   * write the same rows and publish the same `comment_annotation.add` events
+   * (notifications, activity and webhooks follow from those).
+   */
+  async function openThreads(app: Caller, organizationId: string, documentId: string, annotations: NewThread[]): Promise<TCommentAnnotation[]> {
+    const key = { apiKeyId: app.apiKeyId, organizationId, documentId };
+    // As Add Permissions: a client app creates a document by opening it.
+    await ensureHeldDocument(app.apiKeyId, organizationId, documentId);
+    const given = annotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
+    const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
+    if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
 
-        const user = await userResolver(
-          app.apiKeyId,
-          input.commentAnnotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
-        );
-        const at = BigInt(clock.nowMs());
-        const threads: ThreadRecord[] = [];
-        const comments: CommentRecord[] = [];
-        const mentions: MentionRow[] = [];
-        const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
-        for (const a of input.commentAnnotations) {
-          const id = a.annotationId ?? ids.next('ann');
-          const from = user(a.from);
-          const assignedTo = a.assignedTo ? user(a.assignedTo) : null;
-          threads.push({
+    const user = await userResolver(
+      app.apiKeyId,
+      annotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
+    );
+    const at = BigInt(clock.nowMs());
+    const threads: ThreadRecord[] = [];
+    const comments: CommentRecord[] = [];
+    const mentions: MentionRow[] = [];
+    const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
+    for (const a of annotations) {
+      const id = a.annotationId ?? ids.next('ann');
+      const from = user(a.from);
+      const assignedTo = a.assignedTo ? user(a.assignedTo) : null;
+      const origin = a.origin ?? USER_THREAD;
+      threads.push({
             ...key,
             id,
             locationId: a.location?.locationId ?? null,
@@ -194,11 +253,12 @@ export function createCommentsService(deps: CommentsDeps) {
             assignedTo,
             customList: a.customList ?? [],
             context: a.context ?? null,
-            restricted: restricts(a.context),
+            restricted: restricts(a.context) || origin.membersOnly,
             fromUserId: from.userId,
             fromUser: from,
             createdAt: at,
             lastUpdated: at,
+            ...origin,
           });
           // Whoever writes in a thread has read it.
           const readers = new Set([from.userId]);
@@ -211,16 +271,102 @@ export function createCommentsService(deps: CommentsDeps) {
             mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
           }
           for (const userId of readers) marks.push({ ...key, annotationId: id, userId, readAt: at });
-        }
-        await createdOnce('a comment annotation of this request', () => repo.createThreads(threads));
-        await repo.createComments(comments);
-        await repo.createMentions(mentions);
-        await repo.createReadMarks(marks);
+    }
+    await createdOnce('a comment annotation of this request', () => repo.createThreads(threads));
+    await repo.createComments(comments);
+    await repo.createMentions(mentions);
+    await repo.createReadMarks(marks);
 
-        const saved = asStoredThreads(threads, comments).map(toAnnotation);
-        // The first comments are part of the thread's event: no comment.add for them.
-        for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
-        return saved;
+    const saved = asStoredThreads(threads, comments).map(toAnnotation);
+    // The first comments are part of the thread's event: no comment.add for them.
+    for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
+    return saved;
+  }
+
+  /**
+   * Deletes threads already read and locked in the caller's unit of work, and
+   * publishes one `comment_annotation.delete` per thread: the one path of
+   * Delete Comment Annotations and of clearing an agent's open suggestions.
+   */
+  async function removeThreads(app: Caller, key: ThreadKey, rows: FullThread[], actorOf: (row: FullThread) => TUserRef): Promise<void> {
+    if (rows.length === 0) return;
+    await repo.deleteThreads(key, rows.map((r) => r.id));
+    for (const row of rows) {
+      const annotation = toAnnotation(row);
+      await publish(app, 'comment_annotation.delete', annotation, actorOf(row), { annotation });
+    }
+  }
+
+  return {
+    async addCommentAnnotations(app: Caller, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
+      return uow.run(() => openThreads(app, input.organizationId, input.documentId, input.commentAnnotations));
+    },
+
+    /**
+     * An agent run's findings on one document, each as a suggestion thread
+     * with one comment (the finding's title, description and suggested
+     * change), all in one unit of work, through the path of Add Comment
+     * Annotations. Result: where each finding went, in the order given.
+     */
+    async addAgentSuggestions(app: Caller, input: AddAgentSuggestionsInput): Promise<{ findingId: string; annotationId: string; commentId: string }[]> {
+      if (input.findings.length === 0) return [];
+      const membersOnly = input.visibility === 'private';
+      const threads: NewThread[] = input.findings.map((f) => ({
+        from: input.author,
+        commentData: [suggestionComment(f)],
+        origin: {
+          type: 'suggestion',
+          sourceType: 'agent',
+          agentId: input.agent.agentId,
+          agent: {
+            agentId: input.agent.agentId,
+            executionId: input.agent.executionId,
+            url: f.url,
+            reason: {
+              findingId: f.findingId,
+              title: f.title,
+              description: f.description,
+              severity: f.severity,
+              findingType: f.findingType,
+              issueType: f.issueType,
+              confidence: f.confidence,
+              suggestion: f.suggestion,
+              htmlSelector: f.htmlSelector,
+              targetText: f.targetText,
+              occurrence: f.occurrence,
+            },
+          },
+          membersOnly,
+        },
+      }));
+      const saved = await uow.run(() => openThreads(app, input.organizationId, input.documentId, threads));
+      return saved.map((annotation, i) => ({ findingId: input.findings[i]!.findingId, annotationId: annotation.annotationId, commentId: annotation.comments[0]!.commentId }));
+    },
+
+    /**
+     * Deletes the agent's suggestions on one page (`url`) of the document that
+     * are still untouched (OPEN_SUGGESTION_STATUSES), except those of
+     * `exceptExecutionId`, in one unit of work, through the path of Delete
+     * Comment Annotations (one `comment_annotation.delete` each). Returns how
+     * many it deleted.
+     */
+    async deleteOpenAgentSuggestions(app: Caller, input: DeleteOpenAgentSuggestionsInput): Promise<number> {
+      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
+      const doomed = (row: ThreadRecord) =>
+        row.agentId === input.agentId &&
+        OPEN_SUGGESTION_STATUSES.includes(row.status) &&
+        row.agent !== null &&
+        row.agent.url === input.url &&
+        row.agent.executionId !== input.exceptExecutionId;
+      return uow.run(async () => {
+        const candidates = (await repo.agentThreads(key, input.agentId, OPEN_SUGGESTION_STATUSES)).filter(doomed).map((r) => r.id);
+        if (candidates.length === 0) return 0;
+        await repo.lockThreads(key, candidates);
+        // Read again under the lock: a thread resolved or deleted meanwhile is not this call's to delete.
+        const rows = (await repo.findThreads(key, candidates)).filter(doomed);
+        const actor = input.actor ? (await userResolver(app.apiKeyId, [input.actor]))(input.actor) : undefined;
+        await removeThreads(app, key, rows, (row) => actor ?? row.fromUser ?? { userId: row.fromUserId });
+        return rows.length;
       });
     },
 
@@ -231,12 +377,15 @@ export function createCommentsService(deps: CommentsDeps) {
       }
       let documentIds = [...new Set(input.documentIds ?? [input.documentId!])];
       // A read made for a user: only documents they can read, and threads whose context their fields match.
-      let fields: Map<string, string[]> | undefined;
+      let readers: Map<string, DocumentAccess> | undefined;
       if (input.userId !== undefined) {
-        fields = await readable(app, input.organizationId, documentIds, input.userId);
-        documentIds = documentIds.filter((id) => fields!.has(id));
+        readers = await readable(app, input.organizationId, documentIds, input.userId);
+        documentIds = documentIds.filter((id) => readers!.has(id));
       }
-      const visible = (row: ThreadRecord) => fields === undefined || !row.restricted || contextVisible(row.context, fields.get(row.documentId) ?? []);
+      const visible = (row: ThreadRecord) => {
+        const reader = readers?.get(row.documentId);
+        return readers === undefined || !row.restricted || (reader !== undefined && threadVisible(row, reader));
+      };
       const order = input.order ?? 'desc';
       const query = {
         apiKeyId: app.apiKeyId,
@@ -246,6 +395,9 @@ export function createCommentsService(deps: CommentsDeps) {
         locationIds: input.locationIds,
         statusIds: input.statusIds,
         involvedUserId: input.userId,
+        type: input.type,
+        sourceType: input.sourceType,
+        agentId: input.agentId,
         order,
       };
       const { pageSize: _size, pageToken: _token, ...filters } = input;
@@ -294,7 +446,9 @@ export function createCommentsService(deps: CommentsDeps) {
           }
           if (changes.customList !== undefined && differsFromStored(row, 'customList', changes.customList)) data.customList = changes.customList;
           if (changes.context !== undefined) {
-            if (differsFromStored(row, 'context', changes.context)) Object.assign(data, { context: changes.context, restricted: restricts(changes.context) });
+            if (differsFromStored(row, 'context', changes.context)) {
+              Object.assign(data, { context: changes.context, restricted: restricts(changes.context) || row.membersOnly });
+            }
           }
           if (changes.location !== undefined) {
             if (differsFromStored(row, 'location', changes.location)) Object.assign(data, { location: changes.location, locationId: changes.location?.locationId ?? null });
@@ -343,11 +497,7 @@ export function createCommentsService(deps: CommentsDeps) {
         const missing = input.annotationIds.find((id) => !rows.has(id));
         if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
         const actor = (await userResolver(app.apiKeyId, [input.actionUser]))(input.actionUser);
-        await repo.deleteThreads(key, input.annotationIds);
-        for (const id of input.annotationIds) {
-          const annotation = toAnnotation(rows.get(id)!);
-          await publish(app, 'comment_annotation.delete', annotation, actor, { annotation });
-        }
+        await removeThreads(app, key, input.annotationIds.map((id) => rows.get(id)!), () => actor);
       });
     },
 
@@ -355,15 +505,16 @@ export function createCommentsService(deps: CommentsDeps) {
       await organizationOrThrow(app.apiKeyId, input.organizationId);
       const counts = idMap<{ total: number; unread: number }>();
       for (const documentId of input.documentIds) counts[documentId] = { total: 0, unread: 0 };
-      const fields = await readable(app, input.organizationId, input.documentIds, input.userId);
-      const documentIds = [...fields.keys()];
+      const readers = await readable(app, input.organizationId, input.documentIds, input.userId);
+      const documentIds = [...readers.keys()];
       if (documentIds.length === 0) return counts;
       const scope = { apiKeyId: app.apiKeyId, organizationId: input.organizationId };
       for (const row of await repo.countOpenThreads(scope, documentIds, input.userId, input.statusIds)) {
         counts[row.documentId] = { total: row.total, unread: row.unread };
       }
       for (const row of await repo.restrictedThreads(scope, documentIds, input.userId, input.statusIds)) {
-        if (!contextVisible(row.context, fields.get(row.documentId) ?? [])) continue;
+        const reader = readers.get(row.documentId);
+        if (reader === undefined || !threadVisible(row, reader)) continue;
         const count = counts[row.documentId]!;
         count.total += 1;
         if (row.unread) count.unread += 1;
