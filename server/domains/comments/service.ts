@@ -11,7 +11,6 @@ import type { addReaction, deleteReaction } from '../../../contract/comments/rea
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { DataOf } from '../../../contract/common/envelope.js';
-import type { EventPayload, EventType } from '../../../contract/events.js';
 import { createdOnce } from '../../db/errors.js';
 import { creationCursor } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -21,14 +20,11 @@ import { idMap } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { pageScope } from '../../lib/page-scope.js';
-import type { EventBus } from '../../platform/events.js';
-import { contextVisible, threadVisible, type AccessChecks, type DocumentAccess } from '../access/checks.js';
-import type { EnsureHeldDocument } from '../access/open-document.js';
+import { threadVisible, type AccessChecks, type DocumentAccess } from '../access/checks.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
-import type { UsersRepo } from '../access/repos/users.js';
-import { asStoredThreads, differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
-import { suggestionComment } from './suggestion-text.js';
+import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { restricts, type ThreadPaths } from './thread-paths.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
@@ -36,70 +32,13 @@ export interface CommentsDeps {
   repo: CommentsRepo;
   organizations: Pick<OrganizationsRepo, 'findOrganization'>;
   documents: Pick<DocumentsRepo, 'findDocument'>;
-  users: Pick<UsersRepo, 'findUsers'>;
-  ensureHeldDocument: EnsureHeldDocument;
   checks: Pick<AccessChecks, 'onDocument'>;
   uow: UnitOfWork;
-  events: EventBus;
   clock: Clock;
   ids: Ids;
   pageTokens: PageTokens;
-}
-
-/** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
-const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
-
-/** The columns that set an agent run's thread apart; a user's thread has these. */
-type ThreadOrigin = Pick<ThreadRecord, 'type' | 'sourceType' | 'agentId' | 'agent' | 'membersOnly'>;
-const USER_THREAD: ThreadOrigin = { type: 'comment', sourceType: 'user', agentId: null, agent: null, membersOnly: false };
-
-/** A thread to open: as Add Comment Annotations takes it, and where it came from. */
-type NewThread = DataOf<typeof addCommentAnnotations>['commentAnnotations'][number] & { origin?: ThreadOrigin };
-
-/**
- * The statuses under which an agent's suggestion is still untouched, so a
- * later run of the agent may replace it. The comments domain knows `open`,
- * `in_progress`, `resolved` and custom values (an application's `accepted`
- * or `rejected` among them): anything but `open` means someone acted on it.
- */
-export const OPEN_SUGGESTION_STATUSES = ['open'];
-
-/** One finding of an agent run, as the runner hands it over. */
-export interface AgentFindingInput {
-  findingId: string;
-  url: string;
-  title: string;
-  description: string;
-  severity: string;
-  findingType: 'text' | 'pin' | 'page';
-  issueType: string;
-  confidence: number;
-  suggestion: string;
-  htmlSelector: string;
-  targetText: string;
-  occurrence: number;
-}
-
-export interface AddAgentSuggestionsInput {
-  organizationId: string;
-  documentId: string;
-  /** `private`: reads made for a user show the threads to the organization's members only; `public`: to anyone who can read the document. */
-  visibility: 'private' | 'public';
-  /** Who the threads are from: the run's ranBy user, or one standing for the agent (e.g. `agent:<agentId>`). */
-  author: TUserRef;
-  agent: { agentId: string; executionId: string };
-  findings: AgentFindingInput[];
-}
-
-export interface DeleteOpenAgentSuggestionsInput {
-  organizationId: string;
-  documentId: string;
-  agentId: string;
-  url: string;
-  /** The run whose own suggestions stay (the one clearing its page before writing). */
-  exceptExecutionId?: string;
-  /** The acting user of the delete events; default: each thread's author. */
-  actor?: TUserRef;
+  /** Opening, writing in and deleting threads: the paths agent suggestions take too (thread-paths.ts). */
+  paths: ThreadPaths;
 }
 
 /**
@@ -108,26 +47,8 @@ export interface DeleteOpenAgentSuggestionsInput {
  * its events (contract/events.ts) in the same transaction.
  */
 export function createCommentsService(deps: CommentsDeps) {
-  const { repo, organizations, documents, users, ensureHeldDocument, checks, uow, events, clock, ids, pageTokens } = deps;
-
-  /**
-   * User references as given, with `name` and `email` filled from the user
-   * record when the reference leaves them out (one query per request).
-   */
-  async function userResolver(apiKeyId: string, refs: (TUserRef | null | undefined)[]): Promise<(ref: TUserRef) => TUserRef> {
-    const lacking = [...new Set(refs.filter((r): r is TUserRef => !!r && (r.name === undefined || r.email === undefined)).map((r) => r.userId))];
-    const records = new Map((lacking.length > 0 ? await users.findUsers(apiKeyId, lacking) : []).map((u) => [u.id, u]));
-    return (ref) => {
-      const record = records.get(ref.userId);
-      const name = ref.name ?? (record?.name || undefined);
-      const email = ref.email ?? (record?.email || undefined);
-      return { userId: ref.userId, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
-    };
-  }
-
-  function publish<T extends EventType>(app: Caller, type: T, annotation: TCommentAnnotation, actor: TUserRef, payload: EventPayload<T>) {
-    return events.publish({ type, apiKeyId: app.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId, actor, payload });
-  }
+  const { repo, organizations, documents, checks, uow, clock, ids, pageTokens, paths } = deps;
+  const { userResolver, publish, commentRow, mentionRows, openThreads, removeThreads } = paths;
 
   /** Full threads in the order of `ids` (IDs without a thread are left out). */
   async function threadsInOrder(apiKeyId: string, idList: string[]): Promise<TCommentAnnotation[]> {
@@ -180,26 +101,6 @@ export function createCommentsService(deps: CommentsDeps) {
     return comment;
   };
 
-  function commentRow(key: ThreadKey, annotationId: string, input: { commentId?: string; commentText: string; commentHtml?: string | null }, author: TUserRef, mentions: TUserRef[], at: bigint): CommentRecord {
-    return {
-      ...key,
-      annotationId,
-      id: input.commentId ?? ids.next('cmt'),
-      orderKey: ids.next('cmo'),
-      text: input.commentText,
-      html: input.commentHtml ?? null,
-      fromUserId: author.userId,
-      fromUser: author,
-      taggedUsers: mentions,
-      createdAt: at,
-      lastUpdated: at,
-    };
-  }
-
-  function mentionRows(key: ThreadKey, annotationId: string, commentId: string, mentions: TUserRef[]): MentionRow[] {
-    return [...new Set(mentions.map((m) => m.userId))].map((userId) => ({ ...key, annotationId, commentId, userId }));
-  }
-
   async function organizationOrThrow(apiKeyId: string, organizationId: string) {
     if (!(await organizations.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
   }
@@ -214,160 +115,9 @@ export function createCommentsService(deps: CommentsDeps) {
     return readers;
   }
 
-  /**
-   * Opens threads on one document, inside the caller's unit of work: the one
-   * path of Add Comment Annotations and of an agent run's suggestions, so both
-   * write the same rows and publish the same `comment_annotation.add` events
-   * (notifications, activity and webhooks follow from those).
-   */
-  async function openThreads(app: Caller, organizationId: string, documentId: string, annotations: NewThread[]): Promise<TCommentAnnotation[]> {
-    const key = { apiKeyId: app.apiKeyId, organizationId, documentId };
-    // As Add Permissions: a client app creates a document by opening it.
-    await ensureHeldDocument(app.apiKeyId, organizationId, documentId);
-    const given = annotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-    const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
-    if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
-
-    const user = await userResolver(
-      app.apiKeyId,
-      annotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
-    );
-    const at = BigInt(clock.nowMs());
-    const threads: ThreadRecord[] = [];
-    const comments: CommentRecord[] = [];
-    const mentions: MentionRow[] = [];
-    const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
-    for (const a of annotations) {
-      const id = a.annotationId ?? ids.next('ann');
-      const from = user(a.from);
-      const assignedTo = a.assignedTo ? user(a.assignedTo) : null;
-      const origin = a.origin ?? USER_THREAD;
-      threads.push({
-            ...key,
-            id,
-            locationId: a.location?.locationId ?? null,
-            location: a.location ?? null,
-            status: a.status ?? 'open',
-            priority: a.priority ?? null,
-            assignedToUserId: assignedTo?.userId ?? null,
-            assignedTo,
-            customList: a.customList ?? [],
-            context: a.context ?? null,
-            restricted: restricts(a.context) || origin.membersOnly,
-            fromUserId: from.userId,
-            fromUser: from,
-            createdAt: at,
-            lastUpdated: at,
-            ...origin,
-          });
-          // Whoever writes in a thread has read it.
-          const readers = new Set([from.userId]);
-          for (const c of a.commentData) {
-            const author = user(c.from ?? a.from);
-            const tagged = (c.taggedUserContacts ?? []).map(user);
-            const row = commentRow(key, id, c, author, tagged, at);
-            readers.add(author.userId);
-            comments.push(row);
-            mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
-          }
-          for (const userId of readers) marks.push({ ...key, annotationId: id, userId, readAt: at });
-    }
-    await createdOnce('a comment annotation of this request', () => repo.createThreads(threads));
-    await repo.createComments(comments);
-    await repo.createMentions(mentions);
-    await repo.createReadMarks(marks);
-
-    const saved = asStoredThreads(threads, comments).map(toAnnotation);
-    // The first comments are part of the thread's event: no comment.add for them.
-    for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
-    return saved;
-  }
-
-  /**
-   * Deletes threads already read and locked in the caller's unit of work, and
-   * publishes one `comment_annotation.delete` per thread: the one path of
-   * Delete Comment Annotations and of clearing an agent's open suggestions.
-   */
-  async function removeThreads(app: Caller, key: ThreadKey, rows: FullThread[], actorOf: (row: FullThread) => TUserRef): Promise<void> {
-    if (rows.length === 0) return;
-    await repo.deleteThreads(key, rows.map((r) => r.id));
-    for (const row of rows) {
-      const annotation = toAnnotation(row);
-      await publish(app, 'comment_annotation.delete', annotation, actorOf(row), { annotation });
-    }
-  }
-
   return {
     async addCommentAnnotations(app: Caller, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
       return uow.run(() => openThreads(app, input.organizationId, input.documentId, input.commentAnnotations));
-    },
-
-    /**
-     * An agent run's findings on one document, each as a suggestion thread
-     * with one comment (the finding's title, description and suggested
-     * change), all in one unit of work, through the path of Add Comment
-     * Annotations. Result: where each finding went, in the order given.
-     */
-    async addAgentSuggestions(app: Caller, input: AddAgentSuggestionsInput): Promise<{ findingId: string; annotationId: string; commentId: string }[]> {
-      if (input.findings.length === 0) return [];
-      const membersOnly = input.visibility === 'private';
-      const threads: NewThread[] = input.findings.map((f) => ({
-        from: input.author,
-        commentData: [suggestionComment(f)],
-        origin: {
-          type: 'suggestion',
-          sourceType: 'agent',
-          agentId: input.agent.agentId,
-          agent: {
-            agentId: input.agent.agentId,
-            executionId: input.agent.executionId,
-            url: f.url,
-            reason: {
-              findingId: f.findingId,
-              title: f.title,
-              description: f.description,
-              severity: f.severity,
-              findingType: f.findingType,
-              issueType: f.issueType,
-              confidence: f.confidence,
-              suggestion: f.suggestion,
-              htmlSelector: f.htmlSelector,
-              targetText: f.targetText,
-              occurrence: f.occurrence,
-            },
-          },
-          membersOnly,
-        },
-      }));
-      const saved = await uow.run(() => openThreads(app, input.organizationId, input.documentId, threads));
-      return saved.map((annotation, i) => ({ findingId: input.findings[i]!.findingId, annotationId: annotation.annotationId, commentId: annotation.comments[0]!.commentId }));
-    },
-
-    /**
-     * Deletes the agent's suggestions on one page (`url`) of the document that
-     * are still untouched (OPEN_SUGGESTION_STATUSES), except those of
-     * `exceptExecutionId`, in one unit of work, through the path of Delete
-     * Comment Annotations (one `comment_annotation.delete` each). Returns how
-     * many it deleted.
-     */
-    async deleteOpenAgentSuggestions(app: Caller, input: DeleteOpenAgentSuggestionsInput): Promise<number> {
-      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
-      const doomed = (row: ThreadRecord) =>
-        row.agentId === input.agentId &&
-        OPEN_SUGGESTION_STATUSES.includes(row.status) &&
-        row.agent !== null &&
-        row.agent.url === input.url &&
-        row.agent.executionId !== input.exceptExecutionId;
-      return uow.run(async () => {
-        const candidates = (await repo.agentThreads(key, input.agentId, OPEN_SUGGESTION_STATUSES)).filter(doomed).map((r) => r.id);
-        if (candidates.length === 0) return 0;
-        await repo.lockThreads(key, candidates);
-        // Read again under the lock: a thread resolved or deleted meanwhile is not this call's to delete.
-        const rows = (await repo.findThreads(key, candidates)).filter(doomed);
-        const actor = input.actor ? (await userResolver(app.apiKeyId, [input.actor]))(input.actor) : undefined;
-        await removeThreads(app, key, rows, (row) => actor ?? row.fromUser ?? { userId: row.fromUserId });
-        return rows.length;
-      });
     },
 
     async getCommentAnnotations(app: Caller, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {

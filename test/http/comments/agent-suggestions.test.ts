@@ -1,4 +1,4 @@
-// An agent run's findings as suggestion threads (the comments service's
+// An agent run's findings as suggestion threads (the comments module's
 // addAgentSuggestions and deleteOpenAgentSuggestions, called as the runner
 // calls them), read back through HTTP: their type, source and agent block,
 // their `private` / `public` visibility in reads made for a user, their
@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TCommentAnnotation } from '../../../contract/comments/schemas.js';
 import type { Client } from '../../../sdk/index.js';
-import type { AgentFindingInput } from '../../../server/domains/comments/service.js';
+import type { AgentFindingInput } from '../../../server/domains/comments/agent-suggestions.js';
 import { testClock } from '../../../server/lib/clock.js';
 import type { Caller } from '../../../server/platform/caller.js';
 import { eventFromRow } from '../../../server/platform/events.js';
@@ -30,7 +30,7 @@ async function callerOf(credentials: WorkspaceCredentials): Promise<Caller> {
   return { apiKeyId: apiKey.id, apiKey: credentials.apiKey };
 }
 
-const comments = () => server.running.services.comments;
+const comments = () => server.running.services.agentSuggestions;
 
 function finding(findingId: string, url = PAGE): AgentFindingInput {
   return {
