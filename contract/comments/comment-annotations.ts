@@ -96,8 +96,8 @@ export const getCommentAnnotations = operation({
   path: '/v2/commentannotations/get',
   summary: 'Get Comment Annotations',
   description: [
-    `Threads of one document (\`documentId\`, NOT_FOUND when it does not exist) or of up to ${MAX_FILTER_VALUES} documents (\`documentIds\`; unknown ones have no threads); give one of the two. Filters (each optional, combined with AND): \`annotationIds\`, \`locationIds\`, \`statusIds\` (status values).`,
-    '`userId`: only threads the user is involved in (opened it, assigned to it, wrote or is mentioned in one of its comments), and the read is made FOR that user: threads of documents the user cannot read are left out, and so is a thread whose `context` the user\'s access fields on its document do not match (feature-level access context). Paging skips what the user may not see, so pages stay full and each thread comes once.',
+    `Threads of one document (\`documentId\`, NOT_FOUND when it does not exist) or of up to ${MAX_FILTER_VALUES} documents (\`documentIds\`; unknown ones have no threads); give one of the two. Filters (each optional, combined with AND): \`annotationIds\`, \`locationIds\`, \`statusIds\` (status values), \`type\`, \`sourceType\`, \`agentId\`.`,
+    '`userId`: only threads the user is involved in (opened it, assigned to it, wrote or is mentioned in one of its comments), and the read is made FOR that user: threads of documents the user cannot read are left out, and so is a thread whose `context` the user\'s access fields on its document do not match (feature-level access context), and an agent suggestion of `private` visibility when the user is not a member of the organization. Paging skips what the user may not see, so pages stay full and each thread comes once.',
     'Ordered by creation time and annotationId, newest first (`order: asc` for oldest first); keyset-paged by an opaque pageToken (null on the last page), so a page costs the same wherever it is and threads added while paging are never skipped or repeated. Unknown organization: NOT_FOUND.',
   ].join(' '),
   data: z
@@ -109,6 +109,9 @@ export const getCommentAnnotations = operation({
       locationIds: z.array(ZId).min(1).max(MAX_FILTER_VALUES).optional(),
       statusIds: z.array(ZStatusInput).min(1).max(MAX_FILTER_VALUES).optional(),
       userId: ZId.optional().describe('The user the read is made for; only threads they are involved in and may see.'),
+      type: z.enum(['comment', 'suggestion']).optional().describe('Only threads of this type (`suggestion`: agent findings).'),
+      sourceType: z.enum(['user', 'agent']).optional().describe('Only threads opened by users, or only those written by agent runs.'),
+      agentId: ZId.optional().describe('Only the threads of this agent.'),
       order: ZSortOrder,
       pageSize: ZPageSize,
       pageToken: ZPageToken,
@@ -193,7 +196,7 @@ export const getCommentAnnotationsCount = operation({
   path: '/v2/commentannotations/count/get',
   summary: 'Get Comment Annotations Count',
   description: [
-    `Per document (up to ${MAX_FILTER_VALUES}), the number of threads \`userId\` may see (the document readable by them, the thread's context matching their access fields) and how many of those are unread, optionally only threads whose status is one of \`statusIds\`.`,
+    `Per document (up to ${MAX_FILTER_VALUES}), the number of threads \`userId\` may see (the document readable by them, the thread's context matching their access fields, and for a \`private\` agent suggestion, their membership of the organization) and how many of those are unread, optionally only threads whose status is one of \`statusIds\`.`,
     'A thread is unread for a user when it has a comment written by someone else after the user\'s read mark on it (no mark: any comment by someone else). Writing in a thread (opening it, adding a comment) marks it read for the writer; Update Comment Annotations with `markAs` sets or removes the mark. Reactions and edits do not make a thread unread.',
     'Result keyed by documentId, one entry per document asked about (`{total: 0, unread: 0}` for unknown documents or documents the user cannot read). Unknown organization: NOT_FOUND.',
   ].join(' '),

@@ -83,7 +83,7 @@ describe('onDocument', () => {
   });
 
   it('a public document is viewable by anyone asked about, even a user the application has never seen', async () => {
-    expect(await checks.onDocument(apiKeyId, ORG, 'pub', 'stranger')).toEqual({ userId: 'stranger', accessRole: 'viewer', accessFields: [] });
+    expect(await checks.onDocument(apiKeyId, ORG, 'pub', 'stranger')).toEqual({ userId: 'stranger', accessRole: 'viewer', accessFields: [], organizationMember: false });
     expect(await checks.onDocument(apiKeyId, ORG, 'top', 'stranger')).toBeNull();
   });
 
@@ -129,7 +129,9 @@ describe('readersAmong', () => {
   it('maps exactly the users who can read, with their roles; unknown and denied users are missing', async () => {
     const readers = await checks.readersAmong(apiKeyId, ORG, 'deep', ['olga', 'fred', 'dora', 'gina', 'stranger', 'olga']);
     expect(readerRoles(readers)).toEqual({ olga: 'viewer', fred: 'editor', gina: 'editor' });
-    expect(readers.get('fred')).toEqual({ userId: 'fred', accessRole: 'editor', accessFields: [] });
+    expect(readers.get('fred')).toEqual({ userId: 'fred', accessRole: 'editor', accessFields: [], organizationMember: false });
+    // Membership of the organization is a grant on it (olga's), not a role reached through a folder (fred's).
+    expect(readers.get('olga')?.organizationMember).toBe(true);
     expect(await checks.readersAmong(apiKeyId, ORG, 'deep', [])).toEqual(new Map());
     expect(await checks.readersAmong(apiKeyId, ORG, 'no-such-doc', ['olga'])).toEqual(new Map());
   });
@@ -173,9 +175,9 @@ describe('readersAmong', () => {
 describe('readersOf', () => {
   it('lists members through organization, folder, document and group grants, sorted by user ID', async () => {
     expect(await checks.readersOf(apiKeyId, ORG, 'deep')).toEqual([
-      { userId: 'fred', accessRole: 'editor', accessFields: [] },
-      { userId: 'gina', accessRole: 'editor', accessFields: [] },
-      { userId: 'olga', accessRole: 'viewer', accessFields: [] },
+      { userId: 'fred', accessRole: 'editor', accessFields: [], organizationMember: false },
+      { userId: 'gina', accessRole: 'editor', accessFields: [], organizationMember: true },
+      { userId: 'olga', accessRole: 'viewer', accessFields: [], organizationMember: true },
     ]);
     expect(readerRoles(await checks.readersOf(apiKeyId, ORG, 'secret'))).toEqual({ dora: 'editor' });
     expect(readerRoles(await checks.readersOf(apiKeyId, ORG, 'vault'))).toEqual({ gina: 'viewer' });
@@ -237,9 +239,9 @@ describe('accessFields', () => {
     await client.permissions.addPermissions({ user: { userId: 'mia' }, ...on('other', ['elsewhere:yes']) });
     await client.permissions.addPermissions({ user: { userId: 'max' }, ...on('doc', ['temp:yes'], { expiresAt: Math.floor(fakeMs / 1000) + 60 }) });
 
-    const mia = { userId: 'mia', accessRole: 'editor', accessFields: ['role:reviewer', 'team:design', 'tier:gold'] };
+    const mia = { userId: 'mia', accessRole: 'editor', accessFields: ['role:reviewer', 'team:design', 'tier:gold'], organizationMember: true };
     expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'mia')).toEqual(mia);
-    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: ['temp:yes'] });
+    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: ['temp:yes'], organizationMember: true });
     expect((await checks.readersAmong(apiKeyId, organizationId, 'doc', ['mia'])).get('mia')).toEqual(mia);
     expect((await checks.readersOf(apiKeyId, organizationId, 'doc')).find((r) => r.userId === 'mia')).toEqual(mia);
 
@@ -248,7 +250,7 @@ describe('accessFields', () => {
     expect(data.mia!.context).toEqual({ accessFields: mia.accessFields });
 
     fakeMs += 120_000;
-    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: [] });
+    expect(await checks.onDocument(apiKeyId, organizationId, 'doc', 'max')).toEqual({ userId: 'max', accessRole: 'editor', accessFields: [], organizationMember: true });
   });
 });
 
@@ -274,9 +276,9 @@ describe('IDs that are names of Object.prototype members', () => {
     await db.userGroupMember.create({ data: { apiKeyId, organizationId, groupId: '__proto__', userId: 'toString', createdAt: BigInt(fakeMs) } });
 
     expect(await checks.readersOf(apiKeyId, organizationId, 'doc')).toEqual([
-      { userId: '__proto__', accessRole: 'editor', accessFields: [] },
-      { userId: 'constructor', accessRole: 'viewer', accessFields: [] },
-      { userId: 'toString', accessRole: 'viewer', accessFields: [] },
+      { userId: '__proto__', accessRole: 'editor', accessFields: [], organizationMember: false },
+      { userId: 'constructor', accessRole: 'viewer', accessFields: [], organizationMember: false },
+      { userId: 'toString', accessRole: 'viewer', accessFields: [], organizationMember: false },
     ]);
     const among = await checks.readersAmong(apiKeyId, organizationId, 'doc', ['__proto__', 'toString', 'hasOwnProperty', 'valueOf']);
     expect([...among.keys()].sort()).toEqual(['__proto__', 'toString']);

@@ -26,6 +26,8 @@ export interface DocumentAccess {
   accessRole: 'editor' | 'viewer';
   /** `<fieldName>:<value>` entries from the user's direct and group grants on the document (see contextVisible). */
   accessFields: string[];
+  /** Whether the user holds a grant on the organization itself, directly or through a group. */
+  organizationMember: boolean;
 }
 
 export interface AccessChecks {
@@ -82,7 +84,14 @@ export function createAccessChecks(deps: {
     for (const userId of candidates) {
       if (readers.has(userId)) continue;
       const access = resolver.document(userId, loaded.document);
-      if (access) readers.set(userId, { userId, accessRole: access.accessRole, accessFields: fieldList(resolver.documentFields(userId, loaded.document.id)) });
+      if (access) {
+        readers.set(userId, {
+          userId,
+          accessRole: access.accessRole,
+          accessFields: fieldList(resolver.documentFields(userId, loaded.document.id)),
+          organizationMember: resolver.organization(userId) !== null,
+        });
+      }
     }
     return readers;
   }
@@ -166,4 +175,21 @@ export function contextVisible(context: Record<string, unknown> | null | undefin
     if (!held.has(`${key}:${String(value)}`)) return false;
   }
   return true;
+}
+
+/** Who may see a thread among the readers of its document: what its context and its audience ask of a reader. */
+export interface ThreadAudience {
+  context: Record<string, unknown> | null | undefined;
+  /** Visible only to the organization's members (an agent run's `private` suggestions). */
+  membersOnly?: boolean;
+}
+
+/** Whether a reader of the document sees the thread: its context rule (contextVisible) and, for a members-only thread, membership. */
+export function threadVisible(thread: ThreadAudience, reader: Pick<DocumentAccess, 'accessFields' | 'organizationMember'>): boolean {
+  return (!thread.membersOnly || reader.organizationMember) && contextVisible(thread.context, reader.accessFields);
+}
+
+/** The audience of a thread as its events carry it (the annotation of a comment event). */
+export function audienceOfAnnotation(annotation: { context: Record<string, unknown> | null; agent?: { visibility: 'private' | 'public' } }): ThreadAudience {
+  return { context: annotation.context, membersOnly: annotation.agent?.visibility === 'private' };
 }

@@ -2,6 +2,7 @@ import { providerOfClient, type Db } from '../../db/client.js';
 import { insertMany } from '../../db/bulk.js';
 import { rawParams } from '../../db/raw-params.js';
 import type { TUserRef } from '../../../contract/common/content.js';
+import { ZCommentAgent, type TCommentAgent } from '../../../contract/comments/schemas.js';
 import { encodeJson, encodeJsonText, withStoredJson, type StoredJson } from '../../db/json-columns.js';
 import { afterMs, byCreation, type Cursor } from '../../db/keyset.js';
 
@@ -15,7 +16,7 @@ export interface ThreadKey {
 }
 
 /** The JSON columns of a thread and of a comment. */
-type ThreadJson = 'location' | 'assignedTo' | 'customList' | 'context' | 'fromUser';
+type ThreadJson = 'location' | 'assignedTo' | 'customList' | 'context' | 'fromUser' | 'agent';
 type CommentJson = 'fromUser' | 'taggedUsers';
 
 /**
@@ -43,7 +44,18 @@ export interface ThreadRecord extends StoredJson<ThreadJson> {
   fromUser: TUserRef | null;
   createdAt: bigint;
   lastUpdated: bigint;
+  type: ThreadType;
+  sourceType: SourceType;
+  agentId: string | null;
+  /** The agent block as stored (its visibility is membersOnly); null on other threads and when unreadable. */
+  agent: StoredAgent | null;
+  membersOnly: boolean;
 }
+
+export type ThreadType = 'comment' | 'suggestion';
+export type SourceType = 'user' | 'agent';
+export type StoredAgent = Omit<TCommentAgent, 'visibility'>;
+const ZStoredAgent = ZCommentAgent.omit({ visibility: true });
 
 export interface CommentRecord extends StoredJson<CommentJson> {
   apiKeyId: string;
@@ -91,7 +103,16 @@ export type ThreadChanges = Partial<Omit<ThreadRecord, 'apiKeyId' | 'id'>>;
 
 // ── storage encoding ──
 // The rows as stored: JSON columns are TEXT.
-type ThreadRow = Omit<ThreadRecord, ThreadJson> & { location: string | null; assignedTo: string | null; customList: string; context: string | null; fromUser: string };
+type ThreadRow = Omit<ThreadRecord, ThreadJson | 'type' | 'sourceType'> & {
+  location: string | null;
+  assignedTo: string | null;
+  customList: string;
+  context: string | null;
+  fromUser: string;
+  agent: string | null;
+  type: string;
+  sourceType: string;
+};
 type CommentRow = Omit<CommentRecord, CommentJson> & { fromUser: string; taggedUsers: string };
 type ReactionRow = Omit<ReactionRecord, 'fromUser'> & { fromUser: string };
 
@@ -134,11 +155,28 @@ function stringsFrom(json: string): string[] {
 
 const contextFrom = (json: string | null) => objectFrom(parse(json));
 
+/** The whole block or nothing: a thread never shows half an agent block. */
+function agentFrom(json: string | null): StoredAgent | null {
+  const parsed = ZStoredAgent.safeParse(parse(json));
+  return parsed.success ? parsed.data : null;
+}
+
 function threadFrom(row: ThreadRow): ThreadRecord {
-  const { location, assignedTo, customList, context, fromUser } = row;
+  const { location, assignedTo, customList, context, fromUser, agent } = row;
   return withStoredJson(
-    { ...row, location: objectFrom(parse(location)), assignedTo: userRefFrom(assignedTo), customList: stringsFrom(customList), context: contextFrom(context), fromUser: userRefFrom(fromUser) },
-    { location, assignedTo, customList, context, fromUser },
+    {
+      ...row,
+      location: objectFrom(parse(location)),
+      assignedTo: userRefFrom(assignedTo),
+      customList: stringsFrom(customList),
+      context: contextFrom(context),
+      fromUser: userRefFrom(fromUser),
+      agent: agentFrom(agent),
+      // Unknown values (a hand edit) read as the defaults: the contract knows only these.
+      type: row.type === 'suggestion' ? 'suggestion' : 'comment',
+      sourceType: row.sourceType === 'agent' ? 'agent' : 'user',
+    },
+    { location, assignedTo, customList, context, fromUser, agent },
   );
 }
 
@@ -161,12 +199,17 @@ function threadRowOf(record: ThreadRecord): ThreadRow {
     fromUser: encodeJsonText(record.fromUser),
     createdAt: record.createdAt,
     lastUpdated: record.lastUpdated,
+    type: record.type,
+    sourceType: record.sourceType,
+    agentId: record.agentId,
+    agent: encodeJson(record.agent),
+    membersOnly: record.membersOnly,
   };
 }
 
 /** The columns of `changes` in storage form (only those given). */
 function threadDataOf(changes: ThreadChanges & { lastUpdated?: bigint }) {
-  const { location, assignedTo, customList, context, fromUser, ...plain } = changes;
+  const { location, assignedTo, customList, context, fromUser, agent, ...plain } = changes;
   return {
     ...plain,
     ...(location !== undefined ? { location: encodeJson(location) } : {}),
@@ -174,6 +217,7 @@ function threadDataOf(changes: ThreadChanges & { lastUpdated?: bigint }) {
     ...(customList !== undefined ? { customList: encodeJsonText(customList) } : {}),
     ...(context !== undefined ? { context: encodeJson(context) } : {}),
     ...(fromUser !== undefined ? { fromUser: encodeJsonText(fromUser) } : {}),
+    ...(agent !== undefined ? { agent: encodeJson(agent) } : {}),
   };
 }
 
@@ -230,6 +274,9 @@ export interface ThreadQuery {
   statusIds?: string[];
   /** Only threads this user opened, is assigned to, or wrote or is mentioned in a comment of. */
   involvedUserId?: string;
+  type?: ThreadType;
+  sourceType?: SourceType;
+  agentId?: string;
   order: 'asc' | 'desc';
 }
 
@@ -346,6 +393,9 @@ export function createCommentsRepo(db: Db) {
           ...(q.annotationIds ? { id: { in: q.annotationIds } } : {}),
           ...(q.locationIds ? { locationId: { in: q.locationIds } } : {}),
           ...(q.statusIds ? { status: { in: q.statusIds } } : {}),
+          ...(q.type ? { type: q.type } : {}),
+          ...(q.sourceType ? { sourceType: q.sourceType } : {}),
+          ...(q.agentId ? { agentId: q.agentId } : {}),
           AND: [
             q.involvedUserId === undefined
               ? {}
@@ -362,6 +412,10 @@ export function createCommentsRepo(db: Db) {
         orderBy: byCreation(q.order),
         take,
       })).map(threadFrom),
+
+    /** One agent's threads on a document with one of these statuses (their own columns only). */
+    agentThreads: async (key: ThreadKey, agentId: string, statuses: string[]): Promise<ThreadRecord[]> =>
+      (await db.commentAnnotation.findMany({ where: { ...key, agentId, status: { in: statuses } }, orderBy: byCreation() })).map(threadFrom),
 
     /** Full threads by ID, in no particular order. */
     loadThreads: async (apiKeyId: string, ids: string[]): Promise<FullThread[]> => {
@@ -442,11 +496,12 @@ export function createCommentsRepo(db: Db) {
       return rows.map((r) => ({ documentId: r.documentId, total: Number(r.total), unread: Number(r.unread ?? 0) }));
     },
 
-    /** The threads with a restricting context, each with its context and whether it is unread for `userId`. */
+    /** The threads hidden from some readers (see ThreadRecord.restricted), each with its audience and whether it is unread for `userId`. */
     async restrictedThreads(key: { apiKeyId: string; organizationId: string }, documentIds: string[], userId: string, statusIds: string[] | undefined) {
       const { sql, params } = countSql(db, key, documentIds, userId, statusIds, 'restricted');
-      const rows = await db.$queryRawUnsafe<{ documentId: string; context: string | null; unread: number | bigint | boolean }[]>(sql, ...params);
-      return rows.map((r) => ({ documentId: r.documentId, context: contextFrom(r.context), unread: Number(r.unread) === 1 || r.unread === true }));
+      const rows = await db.$queryRawUnsafe<{ documentId: string; context: string | null; membersOnly: number | bigint | boolean; unread: number | bigint | boolean }[]>(sql, ...params);
+      const truthy = (v: number | bigint | boolean) => Number(v) === 1 || v === true;
+      return rows.map((r) => ({ documentId: r.documentId, context: contextFrom(r.context), membersOnly: truthy(r.membersOnly), unread: truthy(r.unread) }));
     },
 
     // ── owned data ──
@@ -585,7 +640,7 @@ function countSql(
     shape === 'aggregate'
       ? `SELECT a."documentId" AS "documentId", CAST(COUNT(*) AS INTEGER) AS "total", CAST(SUM(${unread}) AS INTEGER) AS "unread"
          FROM "CommentAnnotation" a WHERE ${where} AND a."restricted" = false GROUP BY a."documentId"`
-      : `SELECT a."documentId" AS "documentId", a."context" AS "context", ${unread} AS "unread"
+      : `SELECT a."documentId" AS "documentId", a."context" AS "context", a."membersOnly" AS "membersOnly", ${unread} AS "unread"
          FROM "CommentAnnotation" a WHERE ${where} AND a."restricted" = true`;
   return { sql, params };
 }

@@ -11,7 +11,6 @@ import type { addReaction, deleteReaction } from '../../../contract/comments/rea
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { DataOf } from '../../../contract/common/envelope.js';
-import type { EventPayload, EventType } from '../../../contract/events.js';
 import { createdOnce } from '../../db/errors.js';
 import { creationCursor } from '../../db/keyset.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -21,13 +20,11 @@ import { idMap } from '../../lib/id-map.js';
 import type { Ids } from '../../lib/ids.js';
 import type { PageTokens } from '../../lib/page-token.js';
 import { pageScope } from '../../lib/page-scope.js';
-import type { EventBus } from '../../platform/events.js';
-import { contextVisible, type AccessChecks } from '../access/checks.js';
-import type { EnsureHeldDocument } from '../access/open-document.js';
+import { threadVisible, type AccessChecks, type DocumentAccess } from '../access/checks.js';
 import type { DocumentsRepo } from '../access/repos/documents.js';
 import type { OrganizationsRepo } from '../access/repos/organizations.js';
-import type { UsersRepo } from '../access/repos/users.js';
-import { asStoredThreads, differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { differsFromStored, type CommentRecord, type CommentsRepo, type FullThread, type MentionRow, type ThreadChanges, type ThreadKey, type ThreadRecord } from './repo.js';
+import { restricts, type ThreadPaths } from './thread-paths.js';
 import { toAnnotation, toComment, toReaction } from './shapes.js';
 import type { Caller } from '../../platform/caller.js';
 
@@ -35,18 +32,14 @@ export interface CommentsDeps {
   repo: CommentsRepo;
   organizations: Pick<OrganizationsRepo, 'findOrganization'>;
   documents: Pick<DocumentsRepo, 'findDocument'>;
-  users: Pick<UsersRepo, 'findUsers'>;
-  ensureHeldDocument: EnsureHeldDocument;
   checks: Pick<AccessChecks, 'onDocument'>;
   uow: UnitOfWork;
-  events: EventBus;
   clock: Clock;
   ids: Ids;
   pageTokens: PageTokens;
+  /** Opening, writing in and deleting threads: the paths agent suggestions take too (thread-paths.ts). */
+  paths: ThreadPaths;
 }
-
-/** A thread with a context that hides it from readers without matching access fields (see contextVisible). */
-const restricts = (context: Record<string, unknown> | null | undefined) => context !== null && context !== undefined && !contextVisible(context, []);
 
 /**
  * Comment threads, comments and reactions: the rules of the write side and
@@ -54,26 +47,8 @@ const restricts = (context: Record<string, unknown> | null | undefined) => conte
  * its events (contract/events.ts) in the same transaction.
  */
 export function createCommentsService(deps: CommentsDeps) {
-  const { repo, organizations, documents, users, ensureHeldDocument, checks, uow, events, clock, ids, pageTokens } = deps;
-
-  /**
-   * User references as given, with `name` and `email` filled from the user
-   * record when the reference leaves them out (one query per request).
-   */
-  async function userResolver(apiKeyId: string, refs: (TUserRef | null | undefined)[]): Promise<(ref: TUserRef) => TUserRef> {
-    const lacking = [...new Set(refs.filter((r): r is TUserRef => !!r && (r.name === undefined || r.email === undefined)).map((r) => r.userId))];
-    const records = new Map((lacking.length > 0 ? await users.findUsers(apiKeyId, lacking) : []).map((u) => [u.id, u]));
-    return (ref) => {
-      const record = records.get(ref.userId);
-      const name = ref.name ?? (record?.name || undefined);
-      const email = ref.email ?? (record?.email || undefined);
-      return { userId: ref.userId, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
-    };
-  }
-
-  function publish<T extends EventType>(app: Caller, type: T, annotation: TCommentAnnotation, actor: TUserRef, payload: EventPayload<T>) {
-    return events.publish({ type, apiKeyId: app.apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId, actor, payload });
-  }
+  const { repo, organizations, documents, checks, uow, clock, ids, pageTokens, paths } = deps;
+  const { userResolver, publish, commentRow, mentionRows, openThreads, removeThreads } = paths;
 
   /** Full threads in the order of `ids` (IDs without a thread are left out). */
   async function threadsInOrder(apiKeyId: string, idList: string[]): Promise<TCommentAnnotation[]> {
@@ -126,102 +101,23 @@ export function createCommentsService(deps: CommentsDeps) {
     return comment;
   };
 
-  function commentRow(key: ThreadKey, annotationId: string, input: { commentId?: string; commentText: string; commentHtml?: string | null }, author: TUserRef, mentions: TUserRef[], at: bigint): CommentRecord {
-    return {
-      ...key,
-      annotationId,
-      id: input.commentId ?? ids.next('cmt'),
-      orderKey: ids.next('cmo'),
-      text: input.commentText,
-      html: input.commentHtml ?? null,
-      fromUserId: author.userId,
-      fromUser: author,
-      taggedUsers: mentions,
-      createdAt: at,
-      lastUpdated: at,
-    };
-  }
-
-  function mentionRows(key: ThreadKey, annotationId: string, commentId: string, mentions: TUserRef[]): MentionRow[] {
-    return [...new Set(mentions.map((m) => m.userId))].map((userId) => ({ ...key, annotationId, commentId, userId }));
-  }
-
   async function organizationOrThrow(apiKeyId: string, organizationId: string) {
     if (!(await organizations.findOrganization(apiKeyId, organizationId))) throw notFound(`organization ${organizationId} does not exist`);
   }
 
-  /** The access fields of `userId` on each of these documents it can read (absent: it cannot). */
-  async function readable(app: Caller, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, string[]>> {
-    const fields = new Map<string, string[]>();
+  /** The access of `userId` on each of these documents it can read (absent: it cannot). */
+  async function readable(app: Caller, organizationId: string, documentIds: string[], userId: string): Promise<Map<string, DocumentAccess>> {
+    const readers = new Map<string, DocumentAccess>();
     for (const documentId of new Set(documentIds)) {
       const granted = await checks.onDocument(app.apiKeyId, organizationId, documentId, userId);
-      if (granted) fields.set(documentId, granted.accessFields);
+      if (granted) readers.set(documentId, granted);
     }
-    return fields;
+    return readers;
   }
 
   return {
     async addCommentAnnotations(app: Caller, input: DataOf<typeof addCommentAnnotations>): Promise<TCommentAnnotation[]> {
-      const key = { apiKeyId: app.apiKeyId, organizationId: input.organizationId, documentId: input.documentId };
-      return uow.run(async () => {
-        // As Add Permissions: a client app creates a document by opening it.
-        await ensureHeldDocument(app.apiKeyId, input.organizationId, input.documentId);
-        const given = input.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-        const [taken] = given.length > 0 ? await repo.takenThreadIds(app.apiKeyId, given) : [];
-        if (taken !== undefined) throw alreadyExists(`comment annotation ${taken} already exists`);
-
-        const user = await userResolver(
-          app.apiKeyId,
-          input.commentAnnotations.flatMap((a) => [a.from, a.assignedTo, ...a.commentData.flatMap((c) => [c.from, ...(c.taggedUserContacts ?? [])])]),
-        );
-        const at = BigInt(clock.nowMs());
-        const threads: ThreadRecord[] = [];
-        const comments: CommentRecord[] = [];
-        const mentions: MentionRow[] = [];
-        const marks: (ThreadKey & { annotationId: string; userId: string; readAt: bigint })[] = [];
-        for (const a of input.commentAnnotations) {
-          const id = a.annotationId ?? ids.next('ann');
-          const from = user(a.from);
-          const assignedTo = a.assignedTo ? user(a.assignedTo) : null;
-          threads.push({
-            ...key,
-            id,
-            locationId: a.location?.locationId ?? null,
-            location: a.location ?? null,
-            status: a.status ?? 'open',
-            priority: a.priority ?? null,
-            assignedToUserId: assignedTo?.userId ?? null,
-            assignedTo,
-            customList: a.customList ?? [],
-            context: a.context ?? null,
-            restricted: restricts(a.context),
-            fromUserId: from.userId,
-            fromUser: from,
-            createdAt: at,
-            lastUpdated: at,
-          });
-          // Whoever writes in a thread has read it.
-          const readers = new Set([from.userId]);
-          for (const c of a.commentData) {
-            const author = user(c.from ?? a.from);
-            const tagged = (c.taggedUserContacts ?? []).map(user);
-            const row = commentRow(key, id, c, author, tagged, at);
-            readers.add(author.userId);
-            comments.push(row);
-            mentions.push(...mentionRows(key, row.annotationId, row.id, tagged));
-          }
-          for (const userId of readers) marks.push({ ...key, annotationId: id, userId, readAt: at });
-        }
-        await createdOnce('a comment annotation of this request', () => repo.createThreads(threads));
-        await repo.createComments(comments);
-        await repo.createMentions(mentions);
-        await repo.createReadMarks(marks);
-
-        const saved = asStoredThreads(threads, comments).map(toAnnotation);
-        // The first comments are part of the thread's event: no comment.add for them.
-        for (const annotation of saved) await publish(app, 'comment_annotation.add', annotation, annotation.from, { annotation });
-        return saved;
-      });
+      return uow.run(() => openThreads(app, input.organizationId, input.documentId, input.commentAnnotations));
     },
 
     async getCommentAnnotations(app: Caller, input: DataOf<typeof getCommentAnnotations>): Promise<{ items: TCommentAnnotation[]; pageToken: string | null }> {
@@ -231,12 +127,15 @@ export function createCommentsService(deps: CommentsDeps) {
       }
       let documentIds = [...new Set(input.documentIds ?? [input.documentId!])];
       // A read made for a user: only documents they can read, and threads whose context their fields match.
-      let fields: Map<string, string[]> | undefined;
+      let readers: Map<string, DocumentAccess> | undefined;
       if (input.userId !== undefined) {
-        fields = await readable(app, input.organizationId, documentIds, input.userId);
-        documentIds = documentIds.filter((id) => fields!.has(id));
+        readers = await readable(app, input.organizationId, documentIds, input.userId);
+        documentIds = documentIds.filter((id) => readers!.has(id));
       }
-      const visible = (row: ThreadRecord) => fields === undefined || !row.restricted || contextVisible(row.context, fields.get(row.documentId) ?? []);
+      const visible = (row: ThreadRecord) => {
+        const reader = readers?.get(row.documentId);
+        return readers === undefined || !row.restricted || (reader !== undefined && threadVisible(row, reader));
+      };
       const order = input.order ?? 'desc';
       const query = {
         apiKeyId: app.apiKeyId,
@@ -246,6 +145,9 @@ export function createCommentsService(deps: CommentsDeps) {
         locationIds: input.locationIds,
         statusIds: input.statusIds,
         involvedUserId: input.userId,
+        type: input.type,
+        sourceType: input.sourceType,
+        agentId: input.agentId,
         order,
       };
       const { pageSize: _size, pageToken: _token, ...filters } = input;
@@ -294,7 +196,9 @@ export function createCommentsService(deps: CommentsDeps) {
           }
           if (changes.customList !== undefined && differsFromStored(row, 'customList', changes.customList)) data.customList = changes.customList;
           if (changes.context !== undefined) {
-            if (differsFromStored(row, 'context', changes.context)) Object.assign(data, { context: changes.context, restricted: restricts(changes.context) });
+            if (differsFromStored(row, 'context', changes.context)) {
+              Object.assign(data, { context: changes.context, restricted: restricts(changes.context) || row.membersOnly });
+            }
           }
           if (changes.location !== undefined) {
             if (differsFromStored(row, 'location', changes.location)) Object.assign(data, { location: changes.location, locationId: changes.location?.locationId ?? null });
@@ -343,11 +247,7 @@ export function createCommentsService(deps: CommentsDeps) {
         const missing = input.annotationIds.find((id) => !rows.has(id));
         if (missing !== undefined) throw notFound(`comment annotation ${missing} does not exist in document ${input.documentId}`);
         const actor = (await userResolver(app.apiKeyId, [input.actionUser]))(input.actionUser);
-        await repo.deleteThreads(key, input.annotationIds);
-        for (const id of input.annotationIds) {
-          const annotation = toAnnotation(rows.get(id)!);
-          await publish(app, 'comment_annotation.delete', annotation, actor, { annotation });
-        }
+        await removeThreads(app, key, input.annotationIds.map((id) => rows.get(id)!), () => actor);
       });
     },
 
@@ -355,15 +255,16 @@ export function createCommentsService(deps: CommentsDeps) {
       await organizationOrThrow(app.apiKeyId, input.organizationId);
       const counts = idMap<{ total: number; unread: number }>();
       for (const documentId of input.documentIds) counts[documentId] = { total: 0, unread: 0 };
-      const fields = await readable(app, input.organizationId, input.documentIds, input.userId);
-      const documentIds = [...fields.keys()];
+      const readers = await readable(app, input.organizationId, input.documentIds, input.userId);
+      const documentIds = [...readers.keys()];
       if (documentIds.length === 0) return counts;
       const scope = { apiKeyId: app.apiKeyId, organizationId: input.organizationId };
       for (const row of await repo.countOpenThreads(scope, documentIds, input.userId, input.statusIds)) {
         counts[row.documentId] = { total: row.total, unread: row.unread };
       }
       for (const row of await repo.restrictedThreads(scope, documentIds, input.userId, input.statusIds)) {
-        if (!contextVisible(row.context, fields.get(row.documentId) ?? [])) continue;
+        const reader = readers.get(row.documentId);
+        if (reader === undefined || !threadVisible(row, reader)) continue;
         const count = counts[row.documentId]!;
         count.total += 1;
         if (row.unread) count.unread += 1;

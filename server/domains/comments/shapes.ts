@@ -45,5 +45,8 @@ export function toAnnotation(row: FullThread): TCommentAnnotation {
     comments: row.comments.map(toComment),
     createdAt: Number(row.createdAt),
     lastUpdated: Number(row.lastUpdated),
+    // A user's comment thread reads as it always has: the agent fields are shown on other threads only.
+    ...(row.type !== 'comment' || row.sourceType !== 'user' ? { type: row.type, sourceType: row.sourceType } : {}),
+    ...(row.agent !== null ? { agent: { ...row.agent, visibility: row.membersOnly ? 'private' : 'public' } as const } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { Audience } from '../notifications/audience.js';
 import { involvedIn, NOTIFYING_EVENTS, scopeOf, type NotifyingEvent } from '../notifications/projection.js';
 import type { WorkspaceConfigService } from '../workspace/service.js';
 import type { SendEmailPayload } from './jobs.js';
+import { audienceOfAnnotation } from '../access/checks.js';
 
 /** An address worth handing to a relay: anything else would only fail every retry. */
 const EMAIL_ADDRESS = /^[^\s@"<>(),;:\\[\]]+@[^\s@"<>(),;:\\[\]]+\.[^\s@"<>(),;:\\[\]]+$/;
@@ -33,7 +34,7 @@ export function emailProjection(deps: {
     if (triggers === null || !Object.hasOwn(triggers, event.type) || triggers[event.type] !== true) return;
 
     const { annotation, where, actionUser } = scopeOf(event);
-    const recipients = await audience.reached(where, 'email', involvedIn(event), actionUser.userId, annotation.context);
+    const recipients = await audience.reached(where, 'email', involvedIn(event), actionUser.userId, audienceOfAnnotation(annotation));
     if (recipients.length === 0) return;
     const users = await audience.usersOf(event.apiKeyId, recipients);
     for (const userId of recipients) {

@@ -1,7 +1,7 @@
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotificationConfig } from '../../../contract/notifications/schemas.js';
-import type { AccessChecks } from '../access/checks.js';
-import { contextVisible } from '../access/checks.js';
+import type { AccessChecks, ThreadAudience } from '../access/checks.js';
+import { threadVisible } from '../access/checks.js';
 import type { UsersRepo } from '../access/repos/users.js';
 import { ANONYMOUS_USER } from '../../platform/owned-data.js';
 import type { Channel, ConfigRow, NewRecipient, NotificationsRepo } from './repo.js';
@@ -71,8 +71,9 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
    * Whom an event on a document reaches on one channel: the users whose
    * effective config there is `ALL`, and the users it involves (the `MINE`
    * audience) unless theirs is `NONE`; never the user who acted or the
-   * anonymous user; only users who can read the document and whose access
-   * fields match the thread's `context`. The inbox and email channels apply
+   * anonymous user; only users who can read the document and may see the
+   * thread (its `context` matching their access fields; for a members-only
+   * thread, members of the organization). The inbox and email channels apply
    * the same rule, each to its own config value.
    */
   async function reached(
@@ -80,7 +81,7 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
     channel: Channel,
     involved: ReadonlyMap<string, unknown>,
     actorUserId: string,
-    context?: Record<string, unknown> | null,
+    thread?: ThreadAudience,
   ): Promise<string[]> {
     const involvedIds = [...involved.keys()];
     const candidates = new Set<string>();
@@ -102,7 +103,7 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
     }
     candidates.delete(actorUserId);
     candidates.delete(ANONYMOUS_USER.userId);
-    return readable(where, [...candidates], context);
+    return readable(where, [...candidates], thread);
   }
 
   /** User rows of these IDs, for names and emails. */
@@ -115,16 +116,15 @@ export function createAudience(deps: { repo: NotificationsRepo; users: Pick<User
   }
 
   /**
-   * Of the candidates, those who can read the document and (for a thread
-   * with `context`) whose access fields match it; every candidate at
-   * organization level.
+   * Of the candidates, those who can read the document and (for a thread)
+   * may see the thread; every candidate at organization level.
    */
-  async function readable(where: Where, candidates: readonly string[], context?: Record<string, unknown> | null): Promise<string[]> {
+  async function readable(where: Where, candidates: readonly string[], thread?: ThreadAudience): Promise<string[]> {
     if (where.documentId === null || candidates.length === 0) return [...candidates];
     const readers = await checks.readersAmong(where.apiKeyId, where.organizationId, where.documentId, [...candidates]);
     return candidates.filter((userId) => {
       const access = readers.get(userId);
-      return access !== undefined && contextVisible(context, access.accessFields);
+      return access !== undefined && (thread === undefined || threadVisible(thread, access));
     });
   }
 

@@ -6,6 +6,7 @@ import type { DomainEvent } from '../../platform/events.js';
 import { projection, type Projection } from '../../platform/module.js';
 import type { Audience } from './audience.js';
 import type { NotificationsRepo } from './repo.js';
+import { audienceOfAnnotation } from '../access/checks.js';
 
 /**
  * The comment events that notify. Deletions (of a thread, a comment, a
@@ -134,7 +135,7 @@ export function notificationProjection(deps: { repo: NotificationsRepo; audience
     const event = raw as DomainEvent<NotifyingEvent>;
     const { annotation, where, actionUser } = scopeOf(event);
     const involved = involvedIn(event);
-    const recipients = await audience.reached(where, 'inbox', involved, actionUser.userId, annotation.context);
+    const recipients = await audience.reached(where, 'inbox', involved, actionUser.userId, audienceOfAnnotation(annotation));
     if (recipients.length === 0) return;
 
     const { template, data, body } = headline(event);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { TNotification } from '../../../contract/notifications/schemas.js';
-import { createAccessChecks } from '../../../server/domains/access/checks.js';
+import { audienceOfAnnotation, createAccessChecks } from '../../../server/domains/access/checks.js';
 import { createAccessRepos } from '../../../server/domains/access/repos/index.js';
 import { createAudience } from '../../../server/domains/notifications/audience.js';
 import { involvedIn, scopeOf, type NotifyingEvent } from '../../../server/domains/notifications/projection.js';
@@ -252,7 +252,7 @@ describe(`notification projection (${usingPostgres ? 'PostgreSQL' : 'SQLite'})`,
     try {
       const { annotation, where, actionUser } = scopeOf(event);
       const involved = involvedIn(event);
-      const reached = await audience.reached(where, 'inbox', involved, actionUser.userId, annotation.context);
+      const reached = await audience.reached(where, 'inbox', involved, actionUser.userId, audienceOfAnnotation(annotation));
       expect((await audience.recipientsOf(app, reached, involved)).map((r) => r.userId).sort()).toEqual(many.map((u) => u.userId));
       expect([calls.users.mock.calls.length, calls.groups.mock.calls.length, calls.grants.mock.calls.length]).toEqual([1, 1, 1]);
     } finally {
