@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZActivity } from './activities/schemas.js';
+import { ZAgentExecution } from './agents/executions.js';
 import { ZComment, ZCommentAnnotation, ZReaction } from './comments/schemas.js';
 import { ZTimestampMs, ZUserRef } from './common/content.js';
 import { ZCrdtType } from './crdt/crdt-data.js';
@@ -35,6 +36,9 @@ export const EVENT_PAYLOADS = {
     lastUpdated: ZTimestampMs,
     updatedBy: ZUserRef.nullable().describe('The last user whose edit this save contains; null for REST writes.'),
   }),
+  // An agent run: when Run Agent starts it, and when it ends (any final status, cancelled included).
+  'agent.execution.started': z.object({ execution: ZAgentExecution }),
+  'agent.execution.completed': z.object({ execution: ZAgentExecution }),
   // Emitted by webhook delivery when every try of a message to an endpoint failed. Delivered like any
   // event, except to the endpoint it is about; its own exhaustion emits nothing (no loops).
   'message.attempt.exhausted': z.object({

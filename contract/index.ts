@@ -59,6 +59,7 @@ import { suggestDecision } from './memory/suggest-decision.js';
 import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agents.js';
 import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
 import { getAgentVersion, getAgentVersions, updateAgentVersion } from './agents/versions.js';
+import { cancelAgentExecution, countAgentExecutions, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
 
 const c = initContract();
 
@@ -221,6 +222,11 @@ const agents = c.router({
     createAgentGroup,
     updateAgentGroup,
     deleteAgentGroup,
+    runAgent,
+    getAgentExecution,
+    listAgentExecutions,
+    countAgentExecutions,
+    cancelAgentExecution,
 });
 
 /** The contract's shape, group by group (see above). */

@@ -7,6 +7,8 @@ import { accountsModule } from './domains/accounts/module.js';
 import { activitiesModule } from './domains/activities/module.js';
 import type { AgentLimits } from './domains/agents/limits.js';
 import { agentsModule } from './domains/agents/module.js';
+import { runStages } from './domains/agents/run/stages.js';
+import { suggestionsThrough } from './domains/agents/run/suggestions.js';
 import { aiModule } from './domains/ai/module.js';
 import { commentsModule } from './domains/comments/module.js';
 import { crdtModule } from './domains/crdt/module.js';
@@ -142,7 +144,13 @@ export function createServices(deps: CoreDeps) {
   const webhooks = webhooksModule(p, { settings: workspace.shared.settings, accounts: accounts.services.accounts });
   const ai = aiModule(p, { sealedAiKeyOf: accounts.shared.sealedAiKeyOf });
   const memory = memoryModule(p);
-  const agents = agentsModule(p, { limits: deps.agentLimits });
+  const agents = agentsModule(p, {
+    limits: deps.agentLimits,
+    access: access.shared,
+    ai: ai.services.ai,
+    suggestions: suggestionsThrough(comments.services.agentSuggestions),
+    stages: runStages,
+  });
 
   const modules: DomainModule[] = [
     accounts, workspace, access, eventLog, organizations, users, permissions, comments, notifications,

@@ -1,8 +1,12 @@
 import type { EventType } from '../events.js';
 import type { TFeatureType } from './schemas.js';
 
-/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again, and webhook delivery reports are not activity. */
-export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted'>;
+/**
+ * Event types the activity projection logs; `activity.add` is the API's own record, never projected again, and webhook
+ * delivery reports are not activity. Agent runs reach webhooks only for now: the specification's activity feature types
+ * have none for them, and the suggestion threads a run leaves are logged as comment activity.
+ */
+export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted' | 'agent.execution.started' | 'agent.execution.completed'>;
 
 /**
  * Which activity config trigger governs each domain event, as

@@ -45,14 +45,14 @@ export const ZExecutionStatus = named('AgentExecutionStatus', z.enum(EXECUTION_S
 export const ZFindingSeverity = named('AgentFindingSeverity', z.enum(FINDING_SEVERITIES));
 export const ZExecutionErrorCode = named('AgentExecutionErrorCode', z.enum(EXECUTION_ERROR_CODES));
 
-export const ZExecutionError = named(
-  'AgentExecutionError',
-  z.object({
-    code: ZExecutionErrorCode,
-    message: z.string().describe('Safe to show: never a secret, a key or a provider\'s raw answer.'),
-    retryable: z.boolean().describe('Whether running it again may succeed (a timeout, a provider outage), not a configuration to fix.'),
-  }),
-);
+const executionError = z.object({
+  code: ZExecutionErrorCode,
+  message: z.string().describe('Safe to show: never a secret, a key or a provider\'s raw answer.'),
+  retryable: z.boolean().describe('Whether running it again may succeed (a timeout, a provider outage), not a configuration to fix.'),
+});
+export const ZExecutionError = named('AgentExecutionError', executionError);
+/** The same, where it may be null (OpenAPI 3.0 has no nullable reference). */
+const ZExecutionErrorOrNull = named('AgentExecutionErrorOrNull', executionError.nullable());
 export type TExecutionError = z.infer<typeof ZExecutionError>;
 
 export const ZAgentFinding = named(
@@ -104,7 +104,7 @@ export const ZAgentExecution = named(
     startedAt: z.number().int(),
     completedAt: z.number().int().nullable(),
     durationMs: z.number().int().nullable(),
-    error: ZExecutionError.nullable(),
+    error: ZExecutionErrorOrNull,
     trigger: z.enum(EXECUTION_TRIGGERS),
     workflowExecutionId: z.string().nullable(),
     previousExecutionId: z.string().nullable().describe('The run of the same agent on the same document before this one.'),

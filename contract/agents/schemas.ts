@@ -316,7 +316,7 @@ export const ZAgentSummary = named(
     managedBy: z.string().describe('`customer` for custom agents, `collab-backend` for built-in ones.'),
     system: z.literal(true).optional().describe('Only on built-in agents.'),
     version: z.number().int().optional().describe('Only on custom agents: the latest version.'),
-    executionCount: z.number().int().describe('Runs so far; nothing in this service runs agents, so 0 until something does.'),
+    executionCount: z.number().int().describe('Runs so far (Run Agent), every status counted.'),
     lastExecutedAt: z.number().int().nullable().describe('Unix milliseconds of the last run; null when never run.'),
   }),
 );

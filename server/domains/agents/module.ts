@@ -1,17 +1,76 @@
 import type { DomainModule, Platform } from '../../platform/module.js';
+import type { Access } from '../access/module.js';
+import type { AiService } from '../ai/service.js';
 import { createAgentGroups } from './services/groups.js';
 import type { AgentLimits } from './limits.js';
 import { createAgentsRepo } from './repo.js';
+import { runsOwnedData } from './run/owned-data.js';
+import { createRunsRepo } from './run/repo.js';
+import { createRunner, type RunStages, type Suggestions } from './run/runner.js';
+import { createRunsService } from './run/service.js';
 import { createAgentSecrets, resealStoredConfig } from './secrets.js';
 import { createAgentsService } from './services/agents.js';
 
-/** Agents: built-in agents from the catalog in code, custom agents with versioned configurations (secrets sealed), and groups. Nothing here runs an agent. */
-export function agentsModule(p: Platform, deps: { limits?: AgentLimits | undefined }) {
+/**
+ * Agents: built-in agents from the catalog in code, custom agents with
+ * versioned configurations (secrets sealed), groups, and runs (Run Agent
+ * and the agent-run job: pages fetched through the outbound guard, the
+ * model through the AI domain, findings left as suggestion threads through
+ * the comments domain).
+ */
+export function agentsModule(
+  p: Platform,
+  deps: { limits?: AgentLimits | undefined; access: Access; ai: Pick<AiService, 'complete'>; suggestions: Suggestions; stages: RunStages },
+) {
   const repo = createAgentsRepo(p.db);
-  const agents = createAgentsService({ repo, uow: p.uow, secrets: createAgentSecrets(p.sealer), pageTokens: p.pageTokens, ids: p.ids, clock: p.clock, limits: deps.limits });
+  const runsRepo = createRunsRepo(p.db);
+  const secrets = createAgentSecrets(p.sealer);
+  const settings = p.config.agents;
+  // The runner asks the runs service for a run's plan; the service asks the runner to abort a cancelled run.
+  let planOfRun: ReturnType<typeof createRunsService>['planOfRun'] = () => Promise.reject(new Error('agent runs are not wired'));
+  const runner = createRunner({
+    repo: runsRepo,
+    jobs: p.jobs,
+    uow: p.uow,
+    events: p.events,
+    ids: p.ids,
+    clock: p.clock,
+    log: p.logger,
+    stages: deps.stages,
+    suggestions: deps.suggestions,
+    plan: (row) => planOfRun(row),
+    complete: (app, model, prompt, text, signal) => deps.ai.complete(app, { model, prompt, text }, { signal }),
+    options: { workers: settings.workers, fetchTimeoutMs: settings.fetchTimeoutMs, maxPageBytes: settings.maxPageBytes, allowPrivate: p.config.allowPrivateUrls },
+  });
+  const agentRuns = createRunsService({
+    repo: runsRepo,
+    agents: repo,
+    secrets,
+    access: deps.access,
+    uow: p.uow,
+    jobs: p.jobs,
+    events: p.events,
+    ids: p.ids,
+    clock: p.clock,
+    pageTokens: p.pageTokens,
+    runner,
+    limits: { maxConcurrentRuns: settings.maxConcurrentRuns, runTimeoutMs: settings.runTimeoutMs },
+  });
+  planOfRun = agentRuns.planOfRun;
+  const agents = createAgentsService({
+    repo,
+    uow: p.uow,
+    secrets,
+    pageTokens: p.pageTokens,
+    ids: p.ids,
+    clock: p.clock,
+    limits: deps.limits,
+    builtinStats: agentRuns.builtinStats,
+  });
   const agentGroups = createAgentGroups({ repo, uow: p.uow, ids: p.ids, clock: p.clock, limits: deps.limits });
   return {
-    services: { agents, agentGroups },
+    services: { agents, agentGroups, agentRuns },
+    ownedData: [runsOwnedData(runsRepo)],
     sealed: [{ table: 'AgentVersion', key: ['apiKeyId', 'agentId', 'version'], column: 'config', leaves: resealStoredConfig }],
   } satisfies DomainModule;
 }

@@ -75,6 +75,9 @@ export function createAgentsRepo(db: Db) {
     advanceVersion: (apiKeyId: string, id: string, from: number, updatedAt: bigint) =>
       db.agent.updateMany({ where: { apiKeyId, id, latestVersion: from }, data: { latestVersion: from + 1, updatedAt } }),
     deleteAgent: (apiKeyId: string, id: string) => db.agent.deleteMany({ where: { apiKeyId, id } }),
+    /** One more run of a custom agent, started at `at` (Unix ms). */
+    countRun: (apiKeyId: string, id: string, at: bigint) =>
+      db.agent.updateMany({ where: { apiKeyId, id }, data: { executionCount: { increment: 1 }, lastExecutedAt: at } }),
 
     // ── versions ──
     insertVersion: (record: AgentVersionRecord) => db.agentVersion.create({ data: { ...record, config: JSON.stringify(record.config) } }),

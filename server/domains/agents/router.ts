@@ -4,9 +4,10 @@ import { applicationOf } from '../../http/context.js';
 import { ok, paged } from '../../http/respond.js';
 import type { AgentGroups } from './services/groups.js';
 import type { AgentsService } from './services/agents.js';
+import type { RunsService } from './run/service.js';
 
-export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups }) {
-  const { agents, groups } = deps;
+export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups; runs: RunsService }) {
+  const { agents, groups, runs } = deps;
   return initServer().router(contract.agents, {
     getAgents: async ({ req, body }) => ok('Agent(s) retrieved successfully.', await agents.getAgents(applicationOf(req), body.data)),
     createAgent: async ({ req, body }) => ok('Agent created.', await agents.createAgent(applicationOf(req), body.data)),
@@ -19,5 +20,10 @@ export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups 
     createAgentGroup: async ({ req, body }) => ok('Agent group created.', await groups.createGroup(applicationOf(req), body.data)),
     updateAgentGroup: async ({ req, body }) => ok('Agent group updated.', await groups.updateGroup(applicationOf(req), body.data)),
     deleteAgentGroup: async ({ req, body }) => ok('Agent group deleted.', await groups.deleteGroup(applicationOf(req), body.data)),
+    runAgent: async ({ req, body }) => ok('Agent execution started.', await runs.runAgent(applicationOf(req), body.data)),
+    getAgentExecution: async ({ req, body }) => ok('Agent execution retrieved successfully.', await runs.getAgentExecution(applicationOf(req), body.data)),
+    listAgentExecutions: async ({ req, body }) => paged('Agent executions retrieved successfully.', await runs.listAgentExecutions(applicationOf(req), body.data)),
+    countAgentExecutions: async ({ req, body }) => ok('Agent executions counted.', await runs.countAgentExecutions(applicationOf(req), body.data)),
+    cancelAgentExecution: async ({ req, body }) => ok('Agent execution cancelled.', await runs.cancelAgentExecution(applicationOf(req), body.data)),
   });
 }

@@ -25,6 +25,7 @@ export interface ExecutionRow {
   workflowExecutionId: string | null;
   previousExecutionId: string | null;
   ranBy: string | null;
+  ranByUserId: string | null;
   userContext: string | null;
   aiConfig: string | null;
   summary: string;
@@ -115,6 +116,27 @@ export function createRunsRepo(db: Db) {
         update: {},
       });
     },
+    // ── owned data (./owned-data.ts) ──
+    /** Runs of a document move with it; a running one's key names the new document. */
+    async moveDocument(apiKeyId: string, organizationId: string, from: string, to: string): Promise<void> {
+      const running = await db.agentExecution.findMany({ where: { apiKeyId, organizationId, documentId: from, status: 'running' }, select: { id: true, agentId: true } });
+      await db.agentExecution.updateMany({ where: { apiKeyId, organizationId, documentId: from }, data: { documentId: to } });
+      for (const row of running) {
+        await db.agentExecution.updateMany({ where: { apiKeyId, id: row.id, status: 'running' }, data: { runningKey: runningKeyOf(row.agentId, organizationId, to) } });
+      }
+    },
+    /** Runs of these documents (of the whole organization without `documentIds`) and their pages. */
+    async deleteRuns(apiKeyId: string, organizationId: string, documentIds?: readonly string[]): Promise<void> {
+      const where = { apiKeyId, organizationId, ...(documentIds === undefined ? {} : { documentId: { in: [...documentIds] } }) };
+      const ids = (await db.agentExecution.findMany({ where, select: { id: true } })).map((row) => row.id);
+      for (let i = 0; i < ids.length; i += 500) {
+        await db.agentExecutionResult.deleteMany({ where: { apiKeyId, executionId: { in: ids.slice(i, i + 500) } } });
+      }
+      await db.agentExecution.deleteMany({ where });
+    },
+    /** The runs a user started keep running and stay readable, without who started them. */
+    forgetRanBy: (apiKeyId: string, userId: string) => db.agentExecution.updateMany({ where: { apiKeyId, ranByUserId: userId }, data: { ranBy: null, ranByUserId: null } }),
+
     /** Replaces a page's findings once they are annotated (their commentIds). */
     updateFindings: (apiKeyId: string, executionId: string, id: string, findings: string) =>
       db.agentExecutionResult.updateMany({ where: { apiKeyId, executionId, id }, data: { findings } }),

@@ -29,16 +29,16 @@ const summaryOfCustom = (row: AgentRow): TAgentSummary => ({
   lastExecutedAt: row.lastExecutedAt === null ? null : Number(row.lastExecutedAt),
 });
 
-// Built-in agents are run by the service operator, not here: no runs to count.
-const summaryOfBuiltin = (agent: TBuiltinAgent): TAgentSummary => ({
+// A built-in agent has no row of its own: its counters come from its runs.
+const summaryOfBuiltin = (agent: TBuiltinAgent, stats: { count: number; last: bigint | null } | undefined): TAgentSummary => ({
   id: agent.id,
   name: agent.name,
   description: agent.description,
   enabled: agent.enabled,
   managedBy: agent.managedBy,
   system: true,
-  executionCount: 0,
-  lastExecutedAt: null,
+  executionCount: stats?.count ?? 0,
+  lastExecutedAt: stats?.last == null ? null : Number(stats.last),
 });
 
 /** Custom and built-in agents and the versions of custom agents, per application. */
@@ -50,6 +50,8 @@ export function createAgentsService(deps: {
   ids: Ids;
   clock: Clock;
   limits?: AgentLimits | undefined;
+  /** Runs and the last start of each built-in agent (the runs domain counts them). */
+  builtinStats(apiKeyId: string): Promise<Map<string, { count: number; last: bigint | null }>>;
 }) {
   const { repo, uow, secrets } = deps;
   const { customAgents: maxAgents } = agentLimitsOf(deps.limits);
@@ -101,7 +103,11 @@ export function createAgentsService(deps: {
         if (group === null) throw notFound(`no agent group ${input.groupId}`);
         order = group.agentIds;
       }
-      const builtinRows = input.filter === 'customOnly' ? [] : (await builtins(app.apiKeyId)).map(summaryOfBuiltin);
+      let builtinRows: TAgentSummary[] = [];
+      if (input.filter !== 'customOnly') {
+        const [agents, stats] = await Promise.all([builtins(app.apiKeyId), deps.builtinStats(app.apiKeyId)]);
+        builtinRows = agents.map((agent) => summaryOfBuiltin(agent, stats.get(agent.id)));
+      }
       const customRows = input.filter === 'defaultOnly' ? [] : (await repo.listAgents(app.apiKeyId)).map(summaryOfCustom);
       let agents = [...builtinRows, ...customRows];
       if (order !== undefined) {

@@ -22,6 +22,7 @@ CREATE TABLE "AgentExecution" (
     "workflowExecutionId" TEXT,
     "previousExecutionId" TEXT,
     "ranBy" TEXT,
+    "ranByUserId" TEXT,
     "userContext" TEXT,
     "aiConfig" TEXT,
     "summary" TEXT NOT NULL,
@@ -56,6 +57,9 @@ CREATE INDEX "AgentExecution_apiKeyId_organizationId_documentId_startedAt_id_idx
 
 -- CreateIndex
 CREATE INDEX "AgentExecution_apiKeyId_status_idx" ON "AgentExecution"("apiKeyId", "status");
+
+-- CreateIndex
+CREATE INDEX "AgentExecution_apiKeyId_ranByUserId_idx" ON "AgentExecution"("apiKeyId", "ranByUserId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "AgentExecution_apiKeyId_runningKey_key" ON "AgentExecution"("apiKeyId", "runningKey");
