@@ -58,7 +58,9 @@ import { getJudgments } from './memory/get-judgments.js';
 import { suggestDecision } from './memory/suggest-decision.js';
 import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agents.js';
 import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
-import { getAgentVersion, getAgentVersions, updateAgentVersion } from './agents/versions.js';
+import { getAgentVersion, getAgentVersions, restoreAgentVersion, updateAgentVersion } from './agents/versions.js';
+import { getAgentAnalytics } from './agents/analytics.js';
+import { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from './agents/prompts.js';
 import { cancelAgentExecution, countAgentExecutions, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
 
 const c = initContract();
@@ -218,6 +220,7 @@ const agents = c.router({
     deleteAgent,
     getAgentVersions,
     getAgentVersion,
+    restoreAgentVersion,
     getAgentGroups,
     createAgentGroup,
     updateAgentGroup,
@@ -227,6 +230,10 @@ const agents = c.router({
     listAgentExecutions,
     countAgentExecutions,
     cancelAgentExecution,
+    getAgentAnalytics,
+    enhanceAgentPrompt,
+    refineAgentPrompt,
+    validateAgentPrompt,
 });
 
 /** The contract's shape, group by group (see above). */

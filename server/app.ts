@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
     webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
     ai: aiRouter(deps.services.ai),
     memory: memoryRouter(deps.services.memory),
-    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups, runs: deps.services.agentRuns }),
+    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups, runs: deps.services.agentRuns, analytics: deps.services.agentAnalytics, prompts: deps.services.agentPrompts }),
   }), deps.config.responseValidation);
   const operations = operationDispatch();
   createExpressEndpoints(contract, router, operations.collector as Express, {

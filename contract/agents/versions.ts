@@ -141,3 +141,20 @@ export const getAgentVersion = operation({
     },
   },
 });
+
+export const restoreAgentVersion = operation({
+  path: '/v2/agents/versions/restore',
+  summary: 'Restore Agent Version',
+  description:
+    "Writes a new version of a custom agent equal to an earlier one (its secrets included, as they were stored): the versions in between stay, and runs started from now on use the new one. Result: `{agentId, version, restoredFrom, agent}`, `version` the new number. FAILED_PRECONDITION for a built-in agent; NOT_FOUND for an unknown agent or version.",
+  data: z.object({ agentId: ZAgentId, version: z.number().int().min(1).max(MAX_AGENT_VERSION) }).strict(),
+  result: resultOf(z.object({ agentId: z.string(), version: z.number().int(), restoredFrom: z.number().int(), agent: ZCustomAgent })),
+  example: {
+    data: { agentId: STYLE_AGENT_ID, version: 1 },
+    result: {
+      status: 'success',
+      message: 'Agent version restored.',
+      data: { agentId: STYLE_AGENT_ID, version: 3, restoredFrom: 1, agent: { ...STYLE_AGENT_V1, version: 3 } },
+    },
+  },
+});

@@ -4,6 +4,8 @@ import type { AiService } from '../ai/service.js';
 import { createAgentGroups } from './services/groups.js';
 import type { AgentLimits } from './limits.js';
 import { createAgentsRepo } from './repo.js';
+import { createPromptTools } from './prompt-tools.js';
+import { createAgentAnalytics } from './run/analytics.js';
 import { runsOwnedData } from './run/owned-data.js';
 import { createRunsRepo } from './run/repo.js';
 import { createRunner, type RunStages, type Suggestions } from './run/runner.js';
@@ -69,7 +71,7 @@ export function agentsModule(
   });
   const agentGroups = createAgentGroups({ repo, uow: p.uow, ids: p.ids, clock: p.clock, limits: deps.limits });
   return {
-    services: { agents, agentGroups, agentRuns },
+    services: { agents, agentGroups, agentRuns, agentAnalytics: createAgentAnalytics({ repo: runsRepo }), agentPrompts: createPromptTools({ ai: deps.ai }) },
     ownedData: [runsOwnedData(runsRepo)],
     sealed: [{ table: 'AgentVersion', key: ['apiKeyId', 'agentId', 'version'], column: 'config', leaves: resealStoredConfig }],
   } satisfies DomainModule;

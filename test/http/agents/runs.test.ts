@@ -234,6 +234,7 @@ describe('a run after a restart', () => {
     const id = (await client.agents.runAgent({ agentId: 'broken-links', url: `${site}/second`, organizationId: ORG, documentId: 'doc-x1' })).data.executionId;
     await server.restart();
     client = server.client(a);
+    clientB = server.client(b);
     await runJobs();
     expect((await client.agents.getAgentExecution({ executionId: id })).data.execution.status).toBe('failed');
   });
@@ -255,5 +256,34 @@ describe('runs as owned data', () => {
     const after = (await client.agents.getAgentExecution({ executionId: kept })).data.execution;
     expect(after.ranBy).toBeNull();
     expect(after.status).toBe('passed');
+  });
+});
+
+describe('Agent Analytics', () => {
+  it('adds up the runs and their tokens by year, month, model and status, under its filters', async () => {
+    const custom = (await client.agents.getAgents({ filter: 'customOnly' })).data as { agents: Array<{ id: string }> };
+    const runs = (await client.agents.listAgentExecutions({ agentId: custom.agents[0]!.id, pageSize: 100 })).data;
+    const agentId = runs[0]!.agentId;
+    const input = runs.reduce((sum, run) => sum + run.tokenUsage.inputTokens, 0);
+    const output = runs.reduce((sum, run) => sum + run.tokenUsage.outputTokens, 0);
+    expect(input).toBeGreaterThan(0);
+    const { data } = await client.agents.getAgentAnalytics({ agentId });
+    expect(data.allTime).toEqual({ executions: runs.length, inputTokens: input, outputTokens: output, totalTokens: input + output });
+    const started = new Date(runs[0]!.startedAt);
+    expect(data.byMonth).toEqual([{ year: started.getUTCFullYear(), month: started.getUTCMonth() + 1, ...data.allTime }]);
+    expect(data.byYear).toEqual([{ year: started.getUTCFullYear(), ...data.allTime }]);
+    expect(data.byModel).toEqual([{ model: 'gpt-4o-mini', ...data.allTime }]);
+    expect(data.executions.total).toBe(runs.length);
+    expect(data.executions.byStatus.failed).toBe(runs.filter((run) => run.status === 'failed').length);
+
+    // Built-in services use no model; another year has nothing.
+    const builtin = (await client.agents.getAgentAnalytics({ agentId: 'broken-links' })).data;
+    expect(builtin.byModel.map((row) => row.model)).toEqual(['none']);
+    expect((await client.agents.getAgentAnalytics({ agentId, year: started.getUTCFullYear() - 1 })).data.allTime.executions).toBe(0);
+    expect((await client.agents.getAgentAnalytics({ agentId, model: 'claude-3-5-haiku-latest' })).data.allTime.executions).toBe(0);
+    await expectCollabError(client.agents.getAgentAnalytics({ month: 3 }), 'INVALID_ARGUMENT', /year/);
+    expect((await clientB.agents.getAgentAnalytics({})).data.allTime.executions).toBe(0);
+    const bare = await server.post('/v2/agents/analytics/get', { data: {} }, { 'content-type': 'application/json' });
+    expect(bare.status).toBe(401);
   });
 });

@@ -245,3 +245,38 @@ describe('Get Agent Version', () => {
     ]);
   });
 });
+
+describe('Restore Agent Version', () => {
+  it('writes version N+1 equal to the old one, secrets as they were stored, and runs use it', async () => {
+    const server1 = { name: 'guide', url: 'https://mcp.example.com/guide', headers: { Authorization: 'Bearer restore-secret-1' } };
+    const { agentId } = await newAgent({ instructions: 'first', execution: { executionStrategy: 'mcp-tools', mcpServers: [server1] } });
+    await update({ agentId, instructions: 'second', execution: { mcpServers: [{ ...server1, headers: { Authorization: 'Bearer restore-secret-2' } }] } });
+    const { data } = await client.agents.restoreAgentVersion({ agentId, version: 1 });
+    expect(data).toMatchObject({ agentId, version: 3, restoredFrom: 1 });
+    expect(data.agent).toMatchObject({ version: 3, instructions: 'first' });
+    expect(await latest(agentId)).toMatchObject({ version: 3, instructions: 'first' });
+    const apiKeyId = await applicationIdOf(server, ws);
+    const rows = await server.running.database.db.agentVersion.findMany({ where: { apiKeyId, agentId }, orderBy: { version: 'asc' } });
+    // The sealed secret of version 1, byte for byte (not version 2's, and never in clear).
+    expect(rows[2]!.config).toBe(rows[0]!.config);
+    expect(rows[2]!.config).not.toContain('restore-secret');
+    expect((await client.agents.getAgentVersions({ agentId })).data.map((v) => v.version)).toEqual([3, 2, 1]);
+  });
+
+  it('is FAILED_PRECONDITION for a built-in agent, NOT_FOUND for an unknown agent or version, INVALID_ARGUMENT for version 0', async () => {
+    const { agentId } = await newAgent();
+    await expectCollabError(client.agents.restoreAgentVersion({ agentId: 'crawler', version: 1 }), 'FAILED_PRECONDITION');
+    await expectCollabError(client.agents.restoreAgentVersion({ agentId: 'agt_nope', version: 1 }), 'NOT_FOUND');
+    await expectCollabError(client.agents.restoreAgentVersion({ agentId, version: 9 }), 'NOT_FOUND');
+    await expectCollabError(client.agents.restoreAgentVersion({ agentId, version: 0 }), 'INVALID_ARGUMENT');
+    // Nothing was written by the refused calls.
+    expect((await latest(agentId)).version).toBe(1);
+  });
+
+  it("checks credentials, and another application's agent is NOT_FOUND", async () => {
+    await expectCredentialChecks(server, ws, '/v2/agents/versions/restore', { agentId: 'agt_x', version: 1 });
+    const { agentId } = await newAgent();
+    const other = server.client(await server.workspace());
+    await expectCollabError(other.agents.restoreAgentVersion({ agentId, version: 1 }), 'NOT_FOUND');
+  });
+});

@@ -18,6 +18,7 @@ export interface ExecutionRow {
   status: string;
   runningKey: string | null;
   startedAt: bigint;
+  startedMonth: number;
   completedAt: bigint | null;
   deadlineAt: bigint;
   error: string | null;
@@ -116,6 +117,29 @@ export function createRunsRepo(db: Db) {
         update: {},
       });
     },
+    /** Runs and tokens per model, month and status: every figure Agent Analytics derives. */
+    async usage(apiKeyId: string, filter: { agentId?: string; llmModel?: string; fromMonth?: number; toMonth?: number }) {
+      const rows = await db.agentExecution.groupBy({
+        by: ['llmModel', 'startedMonth', 'status'],
+        where: {
+          apiKeyId,
+          ...(filter.agentId === undefined ? {} : { agentId: filter.agentId }),
+          ...(filter.llmModel === undefined ? {} : { llmModel: filter.llmModel }),
+          ...(filter.fromMonth === undefined ? {} : { startedMonth: { gte: filter.fromMonth, lte: filter.toMonth } }),
+        },
+        _count: { _all: true },
+        _sum: { inputTokens: true, outputTokens: true },
+      });
+      return rows.map((row) => ({
+        model: row.llmModel,
+        month: row.startedMonth,
+        status: row.status,
+        executions: row._count._all,
+        inputTokens: row._sum.inputTokens ?? 0,
+        outputTokens: row._sum.outputTokens ?? 0,
+      }));
+    },
+
     // ── owned data (./owned-data.ts) ──
     /** Runs of a document move with it; a running one's key names the new document. */
     async moveDocument(apiKeyId: string, organizationId: string, from: string, to: string): Promise<void> {

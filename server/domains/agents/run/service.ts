@@ -117,6 +117,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         status: 'running',
         runningKey,
         startedAt: BigInt(now),
+        startedMonth: monthOf(now),
         completedAt: null,
         deadlineAt: BigInt(now + deps.limits.runTimeoutMs),
         error: null,
@@ -249,4 +250,10 @@ function checkedUserContext(agent: ResolvedAgent, given: UserContext, url: strin
     else if (field.required) throw invalidArgument(`data.userContext.${field.id} is required by agent ${agent.id}`);
   }
   return { ...values };
+}
+
+/** year * 100 + month (UTC) of a Unix ms time: the period Agent Analytics groups runs by. */
+export function monthOf(ms: number): number {
+  const date = new Date(ms);
+  return date.getUTCFullYear() * 100 + date.getUTCMonth() + 1;
 }

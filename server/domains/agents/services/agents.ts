@@ -1,6 +1,6 @@
 import type { createAgent, deleteAgent, getAgents, updateAgent } from '../../../../contract/agents/agents.js';
 import { CUSTOM_MANAGED_BY, type TAgentSummary, type TBuiltinAgent, type TCustomAgent } from '../../../../contract/agents/schemas.js';
-import type { getAgentVersion, getAgentVersions, updateAgentVersion } from '../../../../contract/agents/versions.js';
+import type { getAgentVersion, getAgentVersions, restoreAgentVersion, updateAgentVersion } from '../../../../contract/agents/versions.js';
 import type { DataOf } from '../../../../contract/common/envelope.js';
 import type { UnitOfWork } from '../../../db/unit-of-work.js';
 import { AppError, failedPrecondition, invalidArgument, notFound } from '../../../lib/app-error.js';
@@ -83,6 +83,28 @@ export function createAgentsService(deps: {
     const row = await repo.findVersion(apiKeyId, agentId, version);
     if (row === null) throw notFound(`agent ${agentId} has no version ${version}`);
     return { config: row.config, createdAt: row.createdAt };
+  }
+
+  /**
+   * Writes the next version of a custom agent with the configuration `make`
+   * gives from the row read: a compare-and-set on the latest version, so of
+   * two writes at once the second starts over from the first's version.
+   */
+  async function writeVersion(app: Caller, agentId: string, builtinReason: string, make: (row: AgentRow) => Promise<Config>) {
+    for (let attempt = 0; attempt < VERSION_ATTEMPTS; attempt++) {
+      const row = await customOnly(app.apiKeyId, agentId, builtinReason);
+      const config = await make(row);
+      const version = row.latestVersion + 1;
+      const now = BigInt(deps.clock.nowMs());
+      const written = await uow.run(async () => {
+        const { count } = await repo.advanceVersion(app.apiKeyId, row.id, row.latestVersion, now);
+        if (count === 0) return false;
+        await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version, config, createdAt: now });
+        return true;
+      });
+      if (written) return { agentId: row.id, version, agent: toCustomAgent(row, version, config) };
+    }
+    throw new AppError('UNAVAILABLE', `agent ${agentId} kept changing while this version was made: retry`);
   }
 
   return {
@@ -172,25 +194,19 @@ export function createAgentsService(deps: {
 
     async updateAgentVersion(app: Caller, input: DataOf<typeof updateAgentVersion>): Promise<{ agentId: string; version: number; agent: TCustomAgent }> {
       const { agentId, ...given } = input;
-      for (let attempt = 0; attempt < VERSION_ATTEMPTS; attempt++) {
-        const row = await customOnly(app.apiKeyId, agentId, 'built-in agents are not versioned (only `enabled` changes, with Update Agent)');
+      return writeVersion(app, agentId, 'built-in agents are not versioned (only `enabled` changes, with Update Agent)', async (row) => {
         const latest = await storedConfig(app.apiKeyId, row.id, row.latestVersion);
         const { plain, sealedOf } = secrets.open(latest.config);
         const merged = normalizeConfig(mergeVersion(plain, keepRedactedSecrets(given, plain)));
         assertValidConfig(merged);
-        const config = secrets.seal(merged, sealedOf);
-        const version = row.latestVersion + 1;
-        const now = BigInt(deps.clock.nowMs());
-        const written = await uow.run(async () => {
-          // Compare-and-set on the latest version: of two updates at once, the second starts over from the first's version.
-          const { count } = await repo.advanceVersion(app.apiKeyId, row.id, row.latestVersion, now);
-          if (count === 0) return false;
-          await repo.insertVersion({ apiKeyId: app.apiKeyId, agentId: row.id, version, config, createdAt: now });
-          return true;
-        });
-        if (written) return { agentId: row.id, version, agent: toCustomAgent(row, version, config) };
-      }
-      throw new AppError('UNAVAILABLE', `agent ${agentId} kept changing while this version was made: retry`);
+        return secrets.seal(merged, sealedOf);
+      });
+    },
+
+    async restoreAgentVersion(app: Caller, input: DataOf<typeof restoreAgentVersion>) {
+      // The old version's configuration as stored: its secrets stay sealed, never opened here.
+      const written = await writeVersion(app, input.agentId, 'built-in agents have no versions', async (row) => (await storedConfig(app.apiKeyId, row.id, input.version)).config);
+      return { ...written, restoredFrom: input.version };
     },
 
     async deleteAgent(app: Caller, input: DataOf<typeof deleteAgent>) {

@@ -15,6 +15,7 @@ CREATE TABLE "AgentExecution" (
     "status" TEXT NOT NULL,
     "runningKey" TEXT,
     "startedAt" BIGINT NOT NULL,
+    "startedMonth" INTEGER NOT NULL,
     "completedAt" BIGINT,
     "deadlineAt" BIGINT NOT NULL,
     "error" TEXT,
@@ -31,7 +32,7 @@ CREATE TABLE "AgentExecution" (
     "outputTokens" INTEGER NOT NULL DEFAULT 0,
     "updatedAt" BIGINT NOT NULL,
 
-    CONSTRAINT "AgentExecution_pkey" PRIMARY KEY ("apiKeyId","id")
+    PRIMARY KEY ("apiKeyId", "id")
 );
 
 -- CreateTable
@@ -46,20 +47,23 @@ CREATE TABLE "AgentExecutionResult" (
     "findingCount" INTEGER NOT NULL,
     "processedAt" BIGINT NOT NULL,
 
-    CONSTRAINT "AgentExecutionResult_pkey" PRIMARY KEY ("apiKeyId","executionId","id")
+    PRIMARY KEY ("apiKeyId", "executionId", "id")
 );
 
 -- CreateIndex
 CREATE INDEX "AgentExecution_apiKeyId_agentId_startedAt_id_idx" ON "AgentExecution"("apiKeyId", "agentId", "startedAt", "id");
 
 -- CreateIndex
-CREATE INDEX "AgentExecution_apiKeyId_organizationId_documentId_startedAt_idx" ON "AgentExecution"("apiKeyId", "organizationId", "documentId", "startedAt", "id");
+CREATE INDEX "AgentExecution_apiKeyId_organizationId_documentId_startedAt_id_idx" ON "AgentExecution"("apiKeyId", "organizationId", "documentId", "startedAt", "id");
 
 -- CreateIndex
 CREATE INDEX "AgentExecution_apiKeyId_status_idx" ON "AgentExecution"("apiKeyId", "status");
 
 -- CreateIndex
 CREATE INDEX "AgentExecution_apiKeyId_ranByUserId_idx" ON "AgentExecution"("apiKeyId", "ranByUserId");
+
+-- CreateIndex
+CREATE INDEX "AgentExecution_apiKeyId_agentId_startedMonth_idx" ON "AgentExecution"("apiKeyId", "agentId", "startedMonth");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "AgentExecution_apiKeyId_runningKey_key" ON "AgentExecution"("apiKeyId", "runningKey");
