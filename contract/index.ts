@@ -225,12 +225,20 @@ const agents = c.router({
     createAgentGroup,
     updateAgentGroup,
     deleteAgentGroup,
+});
+
+// Agent runs and the prompt tools: groups of their own (the SDK's `agentRuns`, `agentPrompts`),
+// one `agents` group with them outgrew what the compiler serializes (TS7056).
+const agentRuns = c.router({
     runAgent,
     getAgentExecution,
     listAgentExecutions,
     countAgentExecutions,
     cancelAgentExecution,
     getAgentAnalytics,
+});
+
+const agentPrompts = c.router({
     enhanceAgentPrompt,
     refineAgentPrompt,
     validateAgentPrompt,
@@ -255,9 +263,11 @@ export type Contract = {
   ai: typeof ai;
   memory: typeof memory;
   agents: typeof agents;
+  agentRuns: typeof agentRuns;
+  agentPrompts: typeof agentPrompts;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory, agents });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory, agents, agentRuns, agentPrompts });
 export * from './common/errors.js';
 export * from './common/envelope.js';

@@ -41,7 +41,9 @@ const TAGS: Record<keyof Contract, string> = {
   presence: 'Presence: who is on a document, set through the API (seen by connected clients as awareness states) and from WebSocket connections.',
   ai: "AI: text rewriting through the application's own OpenAI, Anthropic or Gemini key (Ask AI).",
   memory: 'Decision memory: past judgments (approve or reject, with reasons) and decision suggestions grounded in them.',
-  agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), and ordered agent groups.',
+  agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), ordered agent groups, and restoring an earlier version.',
+  agentRuns: 'Agent runs: an agent run on a page (or a crawl from it) for a document in the background, its findings left as suggestion threads; reads, counts, cancel and analytics of runs (docs/agents.md).',
+  agentPrompts: "Prompt tools: an agent's instructions enhanced, refined or validated by the application's own AI provider.",
 };
 
 type Operation = Record<string, any>;

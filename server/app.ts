@@ -22,7 +22,7 @@ import { workspaceRouter } from './domains/workspace/router.js';
 import { webhooksRouter } from './domains/webhooks/router.js';
 import { aiRouter } from './domains/ai/router.js';
 import { memoryRouter } from './domains/memory/router.js';
-import { agentsRouter } from './domains/agents/router.js';
+import { agentPromptsRouter, agentRunsRouter, agentsRouter } from './domains/agents/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -128,7 +128,9 @@ export function createApp(deps: AppDeps): Express {
     webhooks: webhooksRouter({ endpoints: deps.services.webhookEndpoints, history: deps.services.webhookHistory }),
     ai: aiRouter(deps.services.ai),
     memory: memoryRouter(deps.services.memory),
-    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups, runs: deps.services.agentRuns, analytics: deps.services.agentAnalytics, prompts: deps.services.agentPrompts }),
+    agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
+    agentRuns: agentRunsRouter({ runs: deps.services.agentRuns, analytics: deps.services.agentAnalytics }),
+    agentPrompts: agentPromptsRouter(deps.services.agentPrompts),
   }), deps.config.responseValidation);
   const operations = operationDispatch();
   createExpressEndpoints(contract, router, operations.collector as Express, {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
+import { agentRunScenario } from './agents.js';
 import { crdtGetScenario, crdtScenarios } from './crdt.js';
 import { floorScenarios } from './floors.js';
 import { memoryScenarios } from './memory.js';
@@ -401,6 +402,9 @@ scenarios.push(...memoryScenarios);
 
 /** Collaborative documents: REST Update of a large text, fan-out to 200 clients, memory of 1,000 loaded documents (crdt.ts). */
 scenarios.push(...crdtScenarios);
+
+/** An agent run over 20 local pages with a fake provider: wall time and the running process's RSS (agents.ts). */
+scenarios.push(agentRunScenario);
 
 /** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). After the others but sizing: they enable webhooks for the workspace while they run. */
 scenarios.push(...webhookScenarios);

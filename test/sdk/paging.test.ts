@@ -30,7 +30,7 @@ const PAGED = [
   'webhooks.getWebhookAttempts',
   'memory.getJudgments',
   'agents.getAgentVersions',
-  'agents.listAgentExecutions',
+  'agentRuns.listAgentExecutions',
 ] as const satisfies readonly PagedName[];
 const missing: [Exclude<PagedName, (typeof PAGED)[number]>] extends [never] ? true : false = true;
 

@@ -8,8 +8,8 @@ import type { RunsService } from './run/service.js';
 import type { AgentAnalytics } from './run/analytics.js';
 import type { PromptTools } from './prompt-tools.js';
 
-export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups; runs: RunsService; analytics: AgentAnalytics; prompts: PromptTools }) {
-  const { agents, groups, runs, analytics, prompts } = deps;
+export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups }) {
+  const { agents, groups } = deps;
   return initServer().router(contract.agents, {
     getAgents: async ({ req, body }) => ok('Agent(s) retrieved successfully.', await agents.getAgents(applicationOf(req), body.data)),
     createAgent: async ({ req, body }) => ok('Agent created.', await agents.createAgent(applicationOf(req), body.data)),
@@ -23,14 +23,25 @@ export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups;
     createAgentGroup: async ({ req, body }) => ok('Agent group created.', await groups.createGroup(applicationOf(req), body.data)),
     updateAgentGroup: async ({ req, body }) => ok('Agent group updated.', await groups.updateGroup(applicationOf(req), body.data)),
     deleteAgentGroup: async ({ req, body }) => ok('Agent group deleted.', await groups.deleteGroup(applicationOf(req), body.data)),
+  });
+}
+
+export function agentRunsRouter(deps: { runs: RunsService; analytics: AgentAnalytics }) {
+  const { runs, analytics } = deps;
+  return initServer().router(contract.agentRuns, {
     runAgent: async ({ req, body }) => ok('Agent execution started.', await runs.runAgent(applicationOf(req), body.data)),
     getAgentExecution: async ({ req, body }) => ok('Agent execution retrieved successfully.', await runs.getAgentExecution(applicationOf(req), body.data)),
     listAgentExecutions: async ({ req, body }) => paged('Agent executions retrieved successfully.', await runs.listAgentExecutions(applicationOf(req), body.data)),
     countAgentExecutions: async ({ req, body }) => ok('Agent executions counted.', await runs.countAgentExecutions(applicationOf(req), body.data)),
     cancelAgentExecution: async ({ req, body }) => ok('Agent execution cancelled.', await runs.cancelAgentExecution(applicationOf(req), body.data)),
+    getAgentAnalytics: async ({ req, body }) => ok('Agent analytics retrieved successfully.', await analytics.getAgentAnalytics(applicationOf(req), body.data)),
+  });
+}
+
+export function agentPromptsRouter(prompts: PromptTools) {
+  return initServer().router(contract.agentPrompts, {
     enhanceAgentPrompt: async ({ req, body }) => ok('Prompt enhanced.', await prompts.enhanceAgentPrompt(applicationOf(req), body.data)),
     refineAgentPrompt: async ({ req, body }) => ok('Prompt refined.', await prompts.refineAgentPrompt(applicationOf(req), body.data)),
     validateAgentPrompt: async ({ req, body }) => ok('Prompt validated.', await prompts.validateAgentPrompt(applicationOf(req), body.data)),
-    getAgentAnalytics: async ({ req, body }) => ok('Agent analytics retrieved successfully.', await analytics.getAgentAnalytics(applicationOf(req), body.data)),
   });
 }

@@ -34,7 +34,7 @@ describe('Enhance and Refine Agent Prompt', () => {
   it('send the instructions (and purpose or feedback) to the model and return its text as the new instructions', async () => {
     const seen: Seen[] = [];
     msw.use(provider(ENDPOINTS.openai, seen, () => openAiAnswer('  Find every misspelt word and give its correct spelling.\n')));
-    const { data } = await client.agents.enhanceAgentPrompt({ instructions: 'check spelling', purpose: 'Proofreads posts.' });
+    const { data } = await client.agentPrompts.enhanceAgentPrompt({ instructions: 'check spelling', purpose: 'Proofreads posts.' });
     expect(data).toEqual({ instructions: 'Find every misspelt word and give its correct spelling.' });
     const sent = seen[0]!.body as Messages;
     expect(sent.model).toBe('gpt-4o-mini');
@@ -42,7 +42,7 @@ describe('Enhance and Refine Agent Prompt', () => {
     expect(sent.messages[1]!.content).toContain('Proofreads posts.');
     expect(sent.messages[1]!.content).toContain('check spelling');
 
-    await client.agents.refineAgentPrompt({ instructions: 'Check body text.', feedback: 'Headings too.', model: 'gpt-4.1' });
+    await client.agentPrompts.refineAgentPrompt({ instructions: 'Check body text.', feedback: 'Headings too.', model: 'gpt-4.1' });
     const refined = seen[1]!.body as Messages;
     expect(refined.model).toBe('gpt-4.1');
     expect(refined.messages[1]!.content).toContain('Headings too.');
@@ -52,7 +52,7 @@ describe('Enhance and Refine Agent Prompt', () => {
 describe('Validate Agent Prompt', () => {
   it('returns the problems the model lists, valid unless one is an error', async () => {
     msw.use(provider(ENDPOINTS.openai, [], () => openAiAnswer('```json\n{"problems": [{"severity": "error", "message": "No criteria."}, {"severity": "warning", "message": "Long."}]}\n```')));
-    expect((await client.agents.validateAgentPrompt({ instructions: 'Make it better.' })).data).toEqual({
+    expect((await client.agentPrompts.validateAgentPrompt({ instructions: 'Make it better.' })).data).toEqual({
       valid: false,
       problems: [
         { severity: 'error', message: 'No criteria.' },
@@ -60,23 +60,23 @@ describe('Validate Agent Prompt', () => {
       ],
     });
     msw.use(provider(ENDPOINTS.openai, [], () => openAiAnswer('{"problems": []}')));
-    expect((await client.agents.validateAgentPrompt({ instructions: 'Find typos.' })).data).toEqual({ valid: true, problems: [] });
+    expect((await client.agentPrompts.validateAgentPrompt({ instructions: 'Find typos.' })).data).toEqual({ valid: true, problems: [] });
   });
 
   it('is UNAVAILABLE when the answer is not a list of problems', async () => {
     msw.use(provider(ENDPOINTS.openai, [], () => openAiAnswer('Looks fine to me!')));
-    await expectCollabError(client.agents.validateAgentPrompt({ instructions: 'Find typos.' }), 'UNAVAILABLE');
+    await expectCollabError(client.agentPrompts.validateAgentPrompt({ instructions: 'Find typos.' }), 'UNAVAILABLE');
   });
 });
 
 describe('the prompt tools refuse', () => {
   it('FAILED_PRECONDITION without a provider key or for an unknown model, UNAVAILABLE when the provider fails, INVALID_ARGUMENT for empty instructions', async () => {
-    await expectCollabError(keyless.agents.enhanceAgentPrompt({ instructions: 'x' }), 'FAILED_PRECONDITION', /ai-key set/);
-    await expectCollabError(client.agents.enhanceAgentPrompt({ instructions: 'x', model: 'llama-3' }), 'FAILED_PRECONDITION');
+    await expectCollabError(keyless.agentPrompts.enhanceAgentPrompt({ instructions: 'x' }), 'FAILED_PRECONDITION', /ai-key set/);
+    await expectCollabError(client.agentPrompts.enhanceAgentPrompt({ instructions: 'x', model: 'llama-3' }), 'FAILED_PRECONDITION');
     msw.use(provider(ENDPOINTS.openai, [], () => HttpResponse.json({ error: { message: 'overloaded' } }, { status: 503 })));
-    const error = await expectCollabError(client.agents.refineAgentPrompt({ instructions: 'x', feedback: 'y' }), 'UNAVAILABLE');
+    const error = await expectCollabError(client.agentPrompts.refineAgentPrompt({ instructions: 'x', feedback: 'y' }), 'UNAVAILABLE');
     expect(error.message).not.toContain('sk-test-prompts');
-    await expectCollabError(client.agents.validateAgentPrompt({ instructions: '' }), 'INVALID_ARGUMENT');
+    await expectCollabError(client.agentPrompts.validateAgentPrompt({ instructions: '' }), 'INVALID_ARGUMENT');
   });
 
   it('checks credentials', async () => {

@@ -72,13 +72,13 @@ afterAll(async () => {
 
 describe('Run Agent with a built-in service', () => {
   it('finds the broken link, ends failed, and leaves a suggestion thread in the document', async () => {
-    const { data } = await client.agents.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-links' });
+    const { data } = await client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-links' });
     expect(data.executionId).toMatch(/^aex_/);
-    const running = (await client.agents.getAgentExecution({ executionId: data.executionId })).data.execution;
+    const running = (await client.agentRuns.getAgentExecution({ executionId: data.executionId })).data.execution;
     expect(running).toMatchObject({ status: 'running', agentId: 'broken-links', agentName: 'Broken Links', agentVersion: null, completedAt: null, trigger: 'standalone' });
 
     await runJobs();
-    const { execution, results } = (await client.agents.getAgentExecution({ executionId: data.executionId, includeResults: true })).data;
+    const { execution, results } = (await client.agentRuns.getAgentExecution({ executionId: data.executionId, includeResults: true })).data;
     expect(execution.status).toBe('failed');
     expect(execution.resultsSummary).toMatchObject({ totalFindings: 1, urlsProcessed: 1, urlsWithFindings: 1, urlsErrored: 0, totalAnnotationsCreated: 1 });
     expect(execution.resultsSummary.severityCounts.high).toBe(1);
@@ -108,9 +108,9 @@ describe('Run Agent with an ai agent', () => {
   it('sends the page text to the model and turns its findings into suggestions; a second run replaces the open ones', async () => {
     const seen: Seen[] = [];
     msw.use(provider(ENDPOINTS.openai, seen, () => findings([TYPO])));
-    const first = (await client.agents.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-ai', ranBy: { userId: 'editor-1', name: 'Ed' } })).data.executionId;
+    const first = (await client.agentRuns.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-ai', ranBy: { userId: 'editor-1', name: 'Ed' } })).data.executionId;
     await runJobs();
-    const one = (await client.agents.getAgentExecution({ executionId: first })).data.execution;
+    const one = (await client.agentRuns.getAgentExecution({ executionId: first })).data.execution;
     expect(one).toMatchObject({ status: 'failed', agentVersion: 1, llmModel: 'gpt-4o-mini', tokenUsage: { inputTokens: 10, outputTokens: 3, totalTokens: 13 }, ranBy: { userId: 'editor-1', name: 'Ed' } });
     expect(one.resultsSummary.findings[0]).toMatchObject({ title: 'Typo', targetText: 'Teh', suggestion: 'The', source: 'ai', severity: 'low' });
     // The prompt: the instructions and the answer format; the page's text in the user message, never the key.
@@ -119,9 +119,9 @@ describe('Run Agent with an ai agent', () => {
     expect(body.messages[1]!.content).toContain('Teh quick brown fox');
     expect(JSON.stringify(body)).not.toContain('sk-test-runs');
 
-    const second = (await client.agents.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-ai' })).data.executionId;
+    const second = (await client.agentRuns.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-ai' })).data.executionId;
     await runJobs();
-    const two = (await client.agents.getAgentExecution({ executionId: second })).data.execution;
+    const two = (await client.agentRuns.getAgentExecution({ executionId: second })).data.execution;
     expect(two.previousExecutionId).toBe(first);
     const threads = (await client.comments.getCommentAnnotations({ organizationId: ORG, documentId: 'doc-ai' })).data;
     expect(threads.map((thread) => (thread as { agent?: { executionId: string } }).agent?.executionId)).toEqual([second]);
@@ -133,22 +133,22 @@ describe('Run Agent with an ai agent', () => {
   it('asks again once after a malformed answer, and ends LLM_ERROR after two', async () => {
     const answers = [openAiAnswer('not json at all'), findings([])];
     msw.use(provider(ENDPOINTS.openai, [], () => answers.shift() ?? openAiAnswer('still not json')));
-    const retried = (await client.agents.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
+    const retried = (await client.agentRuns.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
     await runJobs();
-    expect((await client.agents.getAgentExecution({ executionId: retried })).data.execution).toMatchObject({ status: 'passed', tokenUsage: { inputTokens: 20, outputTokens: 6 } });
+    expect((await client.agentRuns.getAgentExecution({ executionId: retried })).data.execution).toMatchObject({ status: 'passed', tokenUsage: { inputTokens: 20, outputTokens: 6 } });
 
     msw.use(provider(ENDPOINTS.openai, [], () => openAiAnswer('{"findings": "none"}')));
-    const broken = (await client.agents.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
+    const broken = (await client.agentRuns.runAgent({ agentId, url: `${site}/article`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
     await runJobs();
-    const execution = (await client.agents.getAgentExecution({ executionId: broken })).data.execution;
+    const execution = (await client.agentRuns.getAgentExecution({ executionId: broken })).data.execution;
     expect(execution.status).toBe('error');
     expect(execution.error).toMatchObject({ code: 'LLM_ERROR', retryable: true });
   });
 
   it('ends error with the page\'s code when the page cannot be fetched', async () => {
-    const id = (await client.agents.runAgent({ agentId, url: `${site}/gone`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
+    const id = (await client.agentRuns.runAgent({ agentId, url: `${site}/gone`, organizationId: ORG, documentId: 'doc-bad' })).data.executionId;
     await runJobs();
-    const execution = (await client.agents.getAgentExecution({ executionId: id })).data.execution;
+    const execution = (await client.agentRuns.getAgentExecution({ executionId: id })).data.execution;
     expect(execution).toMatchObject({ status: 'error', resultsSummary: { urlsErrored: 1, erroredUrls: [`${site}/gone`] } });
     expect(execution.error?.code).toBe('CRAWLER_ERROR');
   });
@@ -157,11 +157,11 @@ describe('Run Agent with an ai agent', () => {
 describe('Run Agent refuses', () => {
   it('an unknown agent or document, a disabled agent, bad user context, and a non-http URL', async () => {
     const base = { url: `${site}/article`, organizationId: ORG, documentId: 'doc-x1' };
-    await expectCollabError(client.agents.runAgent({ ...base, agentId: 'agt_nope' }), 'NOT_FOUND');
-    await expectCollabError(client.agents.runAgent({ ...base, agentId: 'broken-links', documentId: 'no-such-doc' }), 'NOT_FOUND');
+    await expectCollabError(client.agentRuns.runAgent({ ...base, agentId: 'agt_nope' }), 'NOT_FOUND');
+    await expectCollabError(client.agentRuns.runAgent({ ...base, agentId: 'broken-links', documentId: 'no-such-doc' }), 'NOT_FOUND');
     await client.agents.updateAgent({ agentId: 'og-image-checker', enabled: false });
-    await expectCollabError(client.agents.runAgent({ ...base, agentId: 'og-image-checker' }), 'FAILED_PRECONDITION', /disabled/);
-    await expectCollabError(client.agents.runAgent({ ...base, agentId: 'broken-links', userContext: { colour: 'red' } }), 'INVALID_ARGUMENT', /colour/);
+    await expectCollabError(client.agentRuns.runAgent({ ...base, agentId: 'og-image-checker' }), 'FAILED_PRECONDITION', /disabled/);
+    await expectCollabError(client.agentRuns.runAgent({ ...base, agentId: 'broken-links', userContext: { colour: 'red' } }), 'INVALID_ARGUMENT', /colour/);
     const res = await server.post('/v2/agents/execution/run', { data: { ...base, agentId: 'broken-links', url: 'ftp://example.com/x' } }, appHeaders(a));
     expect(res.status).toBe(400);
     expect(res.body.error.status).toBe('INVALID_ARGUMENT');
@@ -170,7 +170,7 @@ describe('Run Agent refuses', () => {
   });
 
   it('a second run of the agent on the same document while the first runs, and runs past the limit', async () => {
-    const run = (documentId: string) => client.agents.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId });
+    const run = (documentId: string) => client.agentRuns.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId });
     await run('doc-x2');
     await expectCollabError(run('doc-x2'), 'ALREADY_EXISTS');
     await run('doc-x3');
@@ -184,34 +184,34 @@ describe('Run Agent refuses', () => {
 
 describe('Cancel Agent Execution', () => {
   it('ends a running run cancelled; its job then does nothing; a second cancel is FAILED_PRECONDITION', async () => {
-    const id = (await client.agents.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-cancel' })).data.executionId;
-    const { execution } = (await client.agents.cancelAgentExecution({ executionId: id })).data;
+    const id = (await client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-cancel' })).data.executionId;
+    const { execution } = (await client.agentRuns.cancelAgentExecution({ executionId: id })).data;
     expect(execution).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
     await runJobs();
-    expect((await client.agents.getAgentExecution({ executionId: id, includeResults: true })).data).toMatchObject({ execution: { status: 'cancelled' }, results: [] });
-    await expectCollabError(client.agents.cancelAgentExecution({ executionId: id }), 'FAILED_PRECONDITION');
-    await expectCollabError(client.agents.cancelAgentExecution({ executionId: 'aex_missing' }), 'NOT_FOUND');
+    expect((await client.agentRuns.getAgentExecution({ executionId: id, includeResults: true })).data).toMatchObject({ execution: { status: 'cancelled' }, results: [] });
+    await expectCollabError(client.agentRuns.cancelAgentExecution({ executionId: id }), 'FAILED_PRECONDITION');
+    await expectCollabError(client.agentRuns.cancelAgentExecution({ executionId: 'aex_missing' }), 'NOT_FOUND');
   });
 });
 
 describe('List and Count Agent Executions', () => {
   it('lists newest first by agent or by document, pages, and refuses other combinations', async () => {
-    const byAgent = (await client.agents.listAgentExecutions({ agentId: 'crawler', pageSize: 2 })).data;
+    const byAgent = (await client.agentRuns.listAgentExecutions({ agentId: 'crawler', pageSize: 2 })).data;
     expect(byAgent).toHaveLength(2);
     const all = [];
-    for await (const item of client.agents.listAgentExecutions.iterate({ agentId: 'crawler', pageSize: 2 })) all.push(item);
+    for await (const item of client.agentRuns.listAgentExecutions.iterate({ agentId: 'crawler', pageSize: 2 })) all.push(item);
     expect(all.map((e) => e.startedAt)).toEqual([...all.map((e) => e.startedAt)].sort((x, y) => y - x));
     expect(all).toHaveLength(4);
-    const byDoc = (await client.agents.listAgentExecutions({ organizationId: ORG, documentId: 'doc-x2' })).data;
+    const byDoc = (await client.agentRuns.listAgentExecutions({ organizationId: ORG, documentId: 'doc-x2' })).data;
     expect(byDoc.every((e) => e.metadata.documentId === 'doc-x2')).toBe(true);
-    await expectCollabError(client.agents.listAgentExecutions({ organizationId: ORG }), 'INVALID_ARGUMENT');
-    await expectCollabError(client.agents.listAgentExecutions({}), 'INVALID_ARGUMENT');
+    await expectCollabError(client.agentRuns.listAgentExecutions({ organizationId: ORG }), 'INVALID_ARGUMENT');
+    await expectCollabError(client.agentRuns.listAgentExecutions({}), 'INVALID_ARGUMENT');
   });
 
   it('counts per agent (0 for none, __proto__ as data) or in total, by status', async () => {
-    const { data } = await client.agents.countAgentExecutions({ agentIds: ['crawler', 'broken-links', 'never-ran'], status: 'cancelled' });
+    const { data } = await client.agentRuns.countAgentExecutions({ agentIds: ['crawler', 'broken-links', 'never-ran'], status: 'cancelled' });
     expect(data).toEqual({ counts: { crawler: 0, 'broken-links': 1, 'never-ran': 0 } });
-    const total = (await client.agents.countAgentExecutions({})).data;
+    const total = (await client.agentRuns.countAgentExecutions({})).data;
     expect('total' in total && total.total).toBeGreaterThan(5);
     const proto = await server.post('/v2/agents/execution/count', { data: { agentIds: ['__proto__'] } }, appHeaders(a));
     expect(proto.status).toBe(400);
@@ -220,23 +220,23 @@ describe('List and Count Agent Executions', () => {
 
 describe("another application's runs", () => {
   it('are NOT_FOUND, never listed nor counted, and its documents are not ours to run on', async () => {
-    const mine = (await client.agents.listAgentExecutions({ agentId: 'broken-links' })).data[0]!;
-    await expectCollabError(clientB.agents.getAgentExecution({ executionId: mine.id }), 'NOT_FOUND');
-    await expectCollabError(clientB.agents.cancelAgentExecution({ executionId: mine.id }), 'NOT_FOUND');
-    expect((await clientB.agents.listAgentExecutions({ agentId: 'broken-links' })).data).toEqual([]);
-    expect((await clientB.agents.countAgentExecutions({})).data).toEqual({ total: 0 });
-    await expectCollabError(client.agents.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-b' }), 'NOT_FOUND');
+    const mine = (await client.agentRuns.listAgentExecutions({ agentId: 'broken-links' })).data[0]!;
+    await expectCollabError(clientB.agentRuns.getAgentExecution({ executionId: mine.id }), 'NOT_FOUND');
+    await expectCollabError(clientB.agentRuns.cancelAgentExecution({ executionId: mine.id }), 'NOT_FOUND');
+    expect((await clientB.agentRuns.listAgentExecutions({ agentId: 'broken-links' })).data).toEqual([]);
+    expect((await clientB.agentRuns.countAgentExecutions({})).data).toEqual({ total: 0 });
+    await expectCollabError(client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-b' }), 'NOT_FOUND');
   });
 });
 
 describe('a run after a restart', () => {
   it('is resumed by the job queue and ends', async () => {
-    const id = (await client.agents.runAgent({ agentId: 'broken-links', url: `${site}/second`, organizationId: ORG, documentId: 'doc-x1' })).data.executionId;
+    const id = (await client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/second`, organizationId: ORG, documentId: 'doc-x1' })).data.executionId;
     await server.restart();
     client = server.client(a);
     clientB = server.client(b);
     await runJobs();
-    expect((await client.agents.getAgentExecution({ executionId: id })).data.execution.status).toBe('failed');
+    expect((await client.agentRuns.getAgentExecution({ executionId: id })).data.execution.status).toBe('failed');
   });
 });
 
@@ -245,15 +245,15 @@ describe('runs as owned data', () => {
   it('go with their document, and forget the user who started them when that user is erased', async () => {
     await addDocument(client, 'doc-owned');
     await addDocument(client, 'doc-kept');
-    const gone = (await client.agents.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId: 'doc-owned' })).data.executionId;
-    const kept = (await client.agents.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId: 'doc-kept', ranBy: { userId: 'erased-user', name: 'Era' } })).data.executionId;
+    const gone = (await client.agentRuns.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId: 'doc-owned' })).data.executionId;
+    const kept = (await client.agentRuns.runAgent({ agentId: 'crawler', url: `${site}/article`, organizationId: ORG, documentId: 'doc-kept', ranBy: { userId: 'erased-user', name: 'Era' } })).data.executionId;
     await runJobs();
     await server.post('/v2/organizations/documents/delete', { data: { organizationId: ORG, documentId: 'doc-owned' } }, appHeaders(a));
-    await expectCollabError(client.agents.getAgentExecution({ executionId: gone }), 'NOT_FOUND');
+    await expectCollabError(client.agentRuns.getAgentExecution({ executionId: gone }), 'NOT_FOUND');
 
     await client.userData.deleteAllUserData({ userId: 'erased-user' });
     await runJobs();
-    const after = (await client.agents.getAgentExecution({ executionId: kept })).data.execution;
+    const after = (await client.agentRuns.getAgentExecution({ executionId: kept })).data.execution;
     expect(after.ranBy).toBeNull();
     expect(after.status).toBe('passed');
   });
@@ -262,12 +262,12 @@ describe('runs as owned data', () => {
 describe('Agent Analytics', () => {
   it('adds up the runs and their tokens by year, month, model and status, under its filters', async () => {
     const custom = (await client.agents.getAgents({ filter: 'customOnly' })).data as { agents: Array<{ id: string }> };
-    const runs = (await client.agents.listAgentExecutions({ agentId: custom.agents[0]!.id, pageSize: 100 })).data;
+    const runs = (await client.agentRuns.listAgentExecutions({ agentId: custom.agents[0]!.id, pageSize: 100 })).data;
     const agentId = runs[0]!.agentId;
     const input = runs.reduce((sum, run) => sum + run.tokenUsage.inputTokens, 0);
     const output = runs.reduce((sum, run) => sum + run.tokenUsage.outputTokens, 0);
     expect(input).toBeGreaterThan(0);
-    const { data } = await client.agents.getAgentAnalytics({ agentId });
+    const { data } = await client.agentRuns.getAgentAnalytics({ agentId });
     expect(data.allTime).toEqual({ executions: runs.length, inputTokens: input, outputTokens: output, totalTokens: input + output });
     const started = new Date(runs[0]!.startedAt);
     expect(data.byMonth).toEqual([{ year: started.getUTCFullYear(), month: started.getUTCMonth() + 1, ...data.allTime }]);
@@ -277,12 +277,12 @@ describe('Agent Analytics', () => {
     expect(data.executions.byStatus.failed).toBe(runs.filter((run) => run.status === 'failed').length);
 
     // Built-in services use no model; another year has nothing.
-    const builtin = (await client.agents.getAgentAnalytics({ agentId: 'broken-links' })).data;
+    const builtin = (await client.agentRuns.getAgentAnalytics({ agentId: 'broken-links' })).data;
     expect(builtin.byModel.map((row) => row.model)).toEqual(['none']);
-    expect((await client.agents.getAgentAnalytics({ agentId, year: started.getUTCFullYear() - 1 })).data.allTime.executions).toBe(0);
-    expect((await client.agents.getAgentAnalytics({ agentId, model: 'claude-3-5-haiku-latest' })).data.allTime.executions).toBe(0);
-    await expectCollabError(client.agents.getAgentAnalytics({ month: 3 }), 'INVALID_ARGUMENT', /year/);
-    expect((await clientB.agents.getAgentAnalytics({})).data.allTime.executions).toBe(0);
+    expect((await client.agentRuns.getAgentAnalytics({ agentId, year: started.getUTCFullYear() - 1 })).data.allTime.executions).toBe(0);
+    expect((await client.agentRuns.getAgentAnalytics({ agentId, model: 'claude-3-5-haiku-latest' })).data.allTime.executions).toBe(0);
+    await expectCollabError(client.agentRuns.getAgentAnalytics({ month: 3 }), 'INVALID_ARGUMENT', /year/);
+    expect((await clientB.agentRuns.getAgentAnalytics({})).data.allTime.executions).toBe(0);
     const bare = await server.post('/v2/agents/analytics/get', { data: {} }, { 'content-type': 'application/json' });
     expect(bare.status).toBe(401);
   });
