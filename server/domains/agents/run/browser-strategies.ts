@@ -189,21 +189,21 @@ const ZViolations = z.array(
 async function violationsOf(page: Page, source: string): Promise<AccessibilityViolation[]> {
   // Evaluated, not added as a <script>: a page's Content-Security-Policy does not apply to it.
   await page.evaluate(source);
+  // No named helpers inside: tsx (npm run dev) would wrap them in a __name() call the page does not have.
   const raw = await page.evaluate(
     async ({ maxViolations, maxNodes, maxHtml, maxText }) => {
       const g = globalThis as unknown as PageGlobals;
       const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-      const str = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
       return result.violations.slice(0, maxViolations).map((violation) => ({
-        id: str(violation.id, 200),
+        id: String(violation.id ?? '').slice(0, 200),
         impact: (['minor', 'moderate', 'serious', 'critical'] as const).find((impact) => impact === violation.impact) ?? null,
-        description: str(violation.description, 2000),
-        help: str(violation.help, 1000),
-        helpUrl: str(violation.helpUrl, 1000),
+        description: String(violation.description ?? '').slice(0, 2000),
+        help: String(violation.help ?? '').slice(0, 1000),
+        helpUrl: String(violation.helpUrl ?? '').slice(0, 1000),
         nodeCount: violation.nodes.length,
         nodes: violation.nodes.slice(0, maxNodes).map((node) => {
           // Nested arrays are shadow DOM paths: kept as their outermost selector.
-          const target = (Array.isArray(node.target) ? node.target : []).slice(0, 20).map((part: unknown) => str(Array.isArray(part) ? part[0] : part, 1000));
+          const target = (Array.isArray(node.target) ? node.target : []).slice(0, 20).map((part: unknown) => String((Array.isArray(part) ? part[0] : part) ?? '').slice(0, 1000));
           let text = '';
           if (target.length === 1) {
             try {
@@ -213,7 +213,7 @@ async function violationsOf(page: Page, source: string): Promise<AccessibilityVi
               // a selector axe wrote and the page cannot read back: no text
             }
           }
-          return { target, html: str(node.html, maxHtml), failureSummary: str(node.failureSummary, 4000), text };
+          return { target, html: String(node.html ?? '').slice(0, maxHtml), failureSummary: String(node.failureSummary ?? '').slice(0, 4000), text };
         }),
       }));
     },
