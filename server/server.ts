@@ -5,6 +5,7 @@ import { createApp, type AppDeps } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import type { Database, QueryListener } from './db/client.js';
 import { openMigratedDatabase } from './db/startup.js';
+import { closeBrowser } from './domains/agents/run/browser.js';
 import type { ExpectedApplication, UserTokenClaims } from './domains/permissions/signing-keys.js';
 import { answerClientError } from './http/client-error.js';
 import { createLogger } from './http/logging.js';
@@ -165,7 +166,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // The running job finishes (or its lease lapses and another process resumes it).
         keyWatch?.stop();
         await Promise.all([ready.jobs.stop(), ready.webhookDispatcher.stop(), ready.eventRetention.stop()]);
-        await Promise.all([database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
+        // After the jobs: an agent run still rendering a page would fail on a closed browser.
+        await Promise.all([closeBrowser(), database.close(), redis?.redis.quit(), fanout?.close(), presenceDirectory?.close()]);
       })();
       return closing;
     },

@@ -120,18 +120,16 @@ describe('gatherContext', () => {
     expect(JSON.stringify(context)).not.toContain('sk-hidden');
   });
 
-  it('reports unknown and browser strategies, and a failing page, per strategy', async () => {
-    const context = await gatherContext(`${site.base}/missing`, ['web-page-text', 'web-page-links', 'web-page-screenshot', 'computed-styles', 'magic'], localFetch());
+  // The browser strategies: test/agents/browser.test.ts.
+  it('reports unknown strategies, and a failing page, per strategy', async () => {
+    const context = await gatherContext(`${site.base}/missing`, ['web-page-text', 'web-page-links', 'magic'], localFetch());
     expect(context.status).toBe(404);
     expect(context.text).toBeUndefined();
     expect(context.errors.map((error) => [error.strategy, error.code])).toEqual([
-      ['web-page-screenshot', 'BROWSER_UNAVAILABLE'],
-      ['computed-styles', 'BROWSER_UNAVAILABLE'],
       ['magic', 'UNSUPPORTED'],
       ['web-page-text', 'CRAWLER_ERROR'],
       ['web-page-links', 'CRAWLER_ERROR'],
     ]);
-    expect(context.errors[0]?.message).toContain('docs/agents.md');
   });
 
   it('follows a redirect to the page, and refuses a private address without allowPrivate', async () => {

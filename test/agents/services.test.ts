@@ -106,12 +106,7 @@ describe('built-in services', () => {
     expect(skipped).toHaveLength(2);
   });
 
-  it('screenshot and accessibility-checker: BROWSER_UNAVAILABLE', async () => {
-    for (const id of ['screenshot', 'accessibility-checker']) {
-      const result = await BUILTIN_SERVICES[id]!.run({ url: site.base, finalUrl: site.base, status: null, errors: [] }, localFetch());
-      expect(result.error).toMatchObject({ code: 'BROWSER_UNAVAILABLE', retryable: false });
-    }
-  });
+  // screenshot and accessibility-checker: test/agents/browser.test.ts.
 });
 
 describe('imageSize', () => {

@@ -1,4 +1,5 @@
 import { convert } from 'html-to-text';
+import { gatherInBrowser, type AccessibilityViolation, type ComputedStyles, type PageScreenshot } from './browser-strategies.js';
 import { errorCodeOf, errorMessageOf, fetchWith, isHtml, isSuccess, type GatherError } from './fetch-page.js';
 import type { FetchOptions } from './findings.js';
 import { cleanHtml, inlineStylesOf, linksOf, parseHtml, stylesheetUrlsOf, type PageLink } from './read-html.js';
@@ -38,6 +39,12 @@ export interface PageContext {
   sitemap?: SitemapData;
   /** rest-api. */
   restApiData?: RestApiResult[];
+  /** web-page-screenshot: a full-page PNG (browser-strategies.ts). */
+  screenshot?: PageScreenshot;
+  /** computed-styles. */
+  computedStyles?: ComputedStyles[];
+  /** web-page-accessibility: axe-core's violations. */
+  accessibility?: AccessibilityViolation[];
   errors: GatherError[];
 }
 
@@ -45,12 +52,10 @@ export type GatherOptions = FetchOptions & { strategyOptions?: Record<string, un
 
 /** Strategies read from the page's HTML: one fetch serves them all. */
 export const PAGE_STRATEGIES = ['web-page-text', 'web-page-html', 'web-page-css', 'web-page-links'] as const;
-/** Strategies that need a browser, which this server does not run yet. */
+/** Strategies read from the page rendered in a browser (browser.ts): one visit serves them all. */
 export const BROWSER_STRATEGIES = ['web-page-screenshot', 'computed-styles', 'web-page-accessibility'] as const;
 export const OTHER_STRATEGIES = ['robots-txt', 'sitemap-data', 'rest-api'] as const;
 export const KNOWN_STRATEGIES: readonly string[] = [...PAGE_STRATEGIES, ...BROWSER_STRATEGIES, ...OTHER_STRATEGIES];
-
-export const BROWSER_UNAVAILABLE_MESSAGE = 'needs a browser, which this server does not run (see docs/agents.md, "Browser strategies")';
 
 /** Text past this is cut: a model's context is the limit, and 200 KB is beyond what a page's prose needs. */
 export const MAX_TEXT_CHARS = 200_000;
@@ -85,12 +90,23 @@ export async function gatherContext(url: string, strategies: readonly string[], 
   const fail = (strategy: string, code: GatherError['code'], message: string) => context.errors.push({ strategy, code, message });
 
   for (const strategy of asked) {
-    if ((BROWSER_STRATEGIES as readonly string[]).includes(strategy)) fail(strategy, 'BROWSER_UNAVAILABLE', `${strategy} ${BROWSER_UNAVAILABLE_MESSAGE}`);
-    else if (!KNOWN_STRATEGIES.includes(strategy)) fail(strategy, 'UNSUPPORTED', `unknown context strategy ${JSON.stringify(strategy.slice(0, 100))}`);
+    if (!KNOWN_STRATEGIES.includes(strategy)) fail(strategy, 'UNSUPPORTED', `unknown context strategy ${JSON.stringify(strategy.slice(0, 100))}`);
   }
 
   const pageStrategies = PAGE_STRATEGIES.filter((strategy) => asked.has(strategy));
   if (pageStrategies.length > 0) await gatherFromPage(context, pageStrategies, options);
+  const browserStrategies = BROWSER_STRATEGIES.filter((strategy) => asked.has(strategy));
+  if (browserStrategies.length > 0) {
+    const found = await gatherInBrowser(url, browserStrategies, options);
+    if (context.status === null) {
+      context.finalUrl = found.finalUrl;
+      context.status = found.status;
+    }
+    if (found.screenshot !== undefined) context.screenshot = found.screenshot;
+    if (found.computedStyles !== undefined) context.computedStyles = found.computedStyles;
+    if (found.accessibility !== undefined) context.accessibility = found.accessibility;
+    context.errors.push(...found.errors);
+  }
 
   let robots: RobotsRules | undefined;
   if (asked.has('robots-txt') || asked.has('sitemap-data')) robots = await fetchRobots(url, options);

@@ -18,4 +18,6 @@ export interface FetchOptions {
   signal: AbortSignal;
   /** Sent as User-Agent: the run's device type decides it. */
   userAgent: string;
+  /** The viewport a browser renders the page in (browser.ts); desktop when absent. */
+  deviceType?: 'desktop' | 'mobile';
 }

@@ -126,7 +126,7 @@ export function createRunner(deps: RunnerDeps) {
       drafts = outcome.findings;
       if (plan.execution.strategy === 'service+ai') {
         const shaped = await runAi(
-          { model: plan.model!, instructions: plan.instructions, userContext: plan.userContext, page: { url, context: { 'service-output': JSON.stringify(outcome.output).slice(0, 200_000) } } },
+          { model: plan.model!, instructions: plan.instructions, userContext: plan.userContext, page: { url, context: { 'service-output': serviceOutputText(outcome.output) } } },
           (prompt, text) => deps.complete(row, plan.model!, prompt, text, fetch.signal),
         );
         add(usage, shaped.usage);
@@ -181,6 +181,7 @@ export function createRunner(deps: RunnerDeps) {
         maxBytes: deps.options.maxPageBytes,
         signal: controller.signal,
         userAgent: USER_AGENTS[row.deviceType === 'mobile' ? 'mobile' : 'desktop'],
+        deviceType: row.deviceType === 'mobile' ? 'mobile' : 'desktop',
       };
       if (plan.refused !== undefined) {
         await end(row, 'error', plan.refused, { ...emptySummary(plan.refused.message) }, usage, model);
@@ -319,6 +320,11 @@ export function createRunner(deps: RunnerDeps) {
 }
 
 export type Runner = ReturnType<typeof createRunner>;
+
+/** A service's output as the model reads it: an image's base64 (the screenshot service) is no text a model can use. */
+function serviceOutputText(output: unknown): string {
+  return JSON.stringify(output, (key, value: unknown) => (key === 'base64' && typeof value === 'string' ? `(${value.length} characters of base64, left out)` : value)).slice(0, 200_000);
+}
 
 function add(total: Usage, more: Usage): void {
   total.inputTokens += more.inputTokens;

@@ -49,5 +49,9 @@ function textOf(page: PageContext): Record<string, string> {
   if (page.robots !== undefined) context['robots-txt'] = `${page.robots.allowed ? 'This page is allowed' : 'This page is disallowed'} by ${page.robots.url}:\n${page.robots.txt}`;
   if (page.sitemap !== undefined) context['sitemap-data'] = page.sitemap.entries.map((entry) => JSON.stringify(entry)).join('\n');
   if (page.restApiData !== undefined) context['rest-api'] = JSON.stringify(page.restApiData);
+  // The models are called with text only: the screenshot is named, not shown.
+  if (page.screenshot !== undefined) context['web-page-screenshot'] = `A full-page screenshot was taken (PNG, ${page.screenshot.width}×${page.screenshot.height} px); the image itself is not part of this context.`;
+  if (page.computedStyles !== undefined) context['computed-styles'] = JSON.stringify(page.computedStyles);
+  if (page.accessibility !== undefined) context['web-page-accessibility'] = page.accessibility.length === 0 ? 'axe-core found no accessibility violations.' : JSON.stringify(page.accessibility);
   return context;
 }
