@@ -124,7 +124,8 @@ async function listTools(servers: Connected[], options: McpOptions): Promise<Off
       let cursor: string | undefined;
       do {
         const page = await connected.client.listTools(cursor === undefined ? undefined : { cursor }, { signal: options.signal, timeout: connected.server.timeoutMs });
-        tools.push(...page.tools);
+        const allowed = connected.server.tools;
+        tools.push(...page.tools.filter((tool) => allowed === undefined || allowed.includes(tool.name)));
         cursor = page.nextCursor;
       } while (cursor !== undefined && tools.length < MAX_TOOLS_PER_SERVER);
     } catch (error) {

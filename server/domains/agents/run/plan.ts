@@ -34,6 +34,8 @@ export interface McpServerPlan {
   url: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  /** The entry's `tools`: the only tools offered from this server; undefined offers all. */
+  tools?: string[];
 }
 
 /**
@@ -140,7 +142,8 @@ export function customPlan(config: Config, run: RunOptions): RunPlan {
  * `{bearerToken}`, with `type: 'bearer'` or none) or `{type: 'basic',
  * username, password}`, sent as Authorization. `env` is for servers run as
  * local processes, which this server does not start: it is ignored. An entry
- * with `enabled: false` is left out.
+ * with `enabled: false` is left out; `tools`, a list of tool names, offers
+ * only those of the server.
  */
 export function mcpServersOf(value: unknown): { servers: McpServerPlan[] } | { problem: string } {
   const entries = (Array.isArray(value) ? value : []).filter((entry) => record(entry)?.enabled !== false);
@@ -173,7 +176,8 @@ export function mcpServersOf(value: unknown): { servers: McpServerPlan[] } | { p
     if (authorization !== undefined) headers.authorization = authorization;
     const timeout = server.timeoutMs;
     const timeoutMs = typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? Math.min(Math.round(timeout), MAX_MCP_TIMEOUT_MS) : DEFAULT_MCP_TIMEOUT_MS;
-    servers.push({ name, url, headers, timeoutMs });
+    const tools = Array.isArray(server.tools) ? server.tools.filter((tool): tool is string => typeof tool === 'string') : undefined;
+    servers.push({ name, url, headers, timeoutMs, ...(tools === undefined ? {} : { tools }) });
   }
   return { servers };
 }
