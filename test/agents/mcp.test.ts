@@ -9,9 +9,10 @@ import { createAiService } from '../../server/domains/ai/service.js';
 import { runMcpTools, type McpRequest } from '../../server/domains/agents/run/mcp-execution.js';
 import { mcpServersOf, type McpServerPlan } from '../../server/domains/agents/run/plan.js';
 import { Sealer } from '../../server/lib/crypto.js';
+import { guardedFetch, OutboundError } from '../../server/lib/outbound-http.js';
 import { closedPort } from '../helpers/closed-port.js';
 import { anthropicAnswer, ENDPOINTS, openAiCompletion, provider, PROVIDER_ENV, startFakeProviders, type Seen } from '../http/ai/fake-providers.js';
-import { RULES, startStyleGuideServer, type StyleGuideServer } from './mcp-server.js';
+import { RULES, startSseStyleGuideServer, startStyleGuideServer, type StyleGuideServer } from './mcp-server.js';
 
 const TOKEN = 'mcp-secret-token-4f9a2c';
 const sealer = new Sealer(randomBytes(32));
@@ -139,6 +140,22 @@ describe('mcp-tools', () => {
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Error: the arguments must be a JSON object' });
   });
 
+  it('falls back to the HTTP+SSE transport when Streamable HTTP is refused', async () => {
+    const sse = await startSseStyleGuideServer();
+    try {
+      const answers = [toolCall('call_1', '{"term":"Teh"}'), final([TYPO])];
+      msw.use(provider(ENDPOINTS.openai, [], () => answers.shift()!));
+      const outcome = await run(request({ servers: servers([{ name: 'style-guide', url: sse.url, auth: TOKEN }]) }));
+      expect(outcome).toMatchObject({ findings: [{ title: 'Typo', source: 'mcp-tools' }] });
+      expect(sse.calls).toEqual([{ term: 'Teh' }]);
+      // The stream and the messages alike carried the token.
+      expect(sse.headers.map((headers) => headers.authorization)).toEqual(sse.headers.map(() => `Bearer ${TOKEN}`));
+      expect(sse.headers.some((headers) => headers.accept === 'text/event-stream')).toBe(true);
+    } finally {
+      await sse.close();
+    }
+  });
+
   it('a server that is down ends MCP_ERROR naming the server, never its secret', async () => {
     msw.use(provider(ENDPOINTS.openai, [], () => final([])));
     const down = servers([{ name: 'glossary', url: `http://127.0.0.1:${await closedPort()}/mcp`, headers: { 'X-Api-Key': TOKEN } }]);
@@ -168,7 +185,7 @@ describe('mcp-tools', () => {
     });
   });
 
-  it('a cancelled run closes its connections and stops', async () => {
+  it('a cancelled run stops before running the tool', async () => {
     const controller = new AbortController();
     msw.use(
       provider(ENDPOINTS.openai, [], () => {
@@ -179,5 +196,28 @@ describe('mcp-tools', () => {
     const outcome = await run(request(), 'gpt-4o-mini', controller.signal);
     expect(outcome).toMatchObject({ error: { code: 'CANCELLED' } });
     expect(styleGuide.calls).toEqual([]);
+  });
+});
+
+describe('guardedFetch (the MCP transports\' fetch)', () => {
+  it('refuses loopback by IP literal and by name at connect time, unless private addresses are allowed', async () => {
+    const strict = guardedFetch({ allowPrivate: false, maxResponseBytes: 1000 });
+    await expect(strict(styleGuide.url, { method: 'POST', body: '{}' })).rejects.toMatchObject({ kind: 'blocked' });
+    await expect(strict(styleGuide.url.replace('127.0.0.1', 'localhost'), { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(OutboundError);
+    expect(styleGuide.headers).toEqual([]);
+    const open = guardedFetch({ allowPrivate: true, maxResponseBytes: 1000 });
+    const res = await open(styleGuide.url, { method: 'GET' });
+    expect(res.status).toBe(405);
+    await res.body?.cancel();
+  });
+
+  it('breaks off a body past its cap', async () => {
+    const small = guardedFetch({ allowPrivate: true, maxResponseBytes: 10 });
+    const res = await small(styleGuide.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    await expect(res.text()).rejects.toMatchObject({ kind: 'too_large' });
   });
 });
