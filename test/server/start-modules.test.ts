@@ -26,6 +26,7 @@ const UNNEEDED: Array<[RegExp, string]> = [
   // The default build: ~50 MB more resident for the process's life (prisma/tools/generate-clients.mjs).
   [/query_compiler_fast_bg/, 'Prisma\'s "fast" query compiler'],
   [/\/node_modules\/(openai|@anthropic-ai\/sdk|nodemailer)\//, 'the AI SDKs and the mailer before an Ask AI call or an email'],
+  [/\/node_modules\/@modelcontextprotocol\/sdk\//, 'the MCP SDK before an mcp-tools agent run'],
 ];
 
 describe('a server process without REDIS_URL, started and queried once', () => {

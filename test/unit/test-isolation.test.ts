@@ -22,6 +22,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Module-level `let`/`var` that is allowed, and why it carries nothing between tests. */
 const MODULE_STATE: Record<string, string> = {
+  'server/domains/agents/run/runner.ts': 'the lazily imported mcp-tools execution and MCP SDK: the same modules for every server',
   'server/domains/ai/providers.ts': 'the lazily imported provider SDKs: the same modules for every server',
   'server/lib/arrival-order.ts': 'a counter that only orders work: every server asks of it a ticket later than the last, which sharing keeps true',
 };

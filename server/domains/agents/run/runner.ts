@@ -9,7 +9,6 @@ import type { JobDef, Jobs } from '../../../platform/jobs.js';
 import type { CompletionOutcome, ToolChatOutcome } from '../../ai/service.js';
 import type { ToolChat, Usage } from '../../ai/providers.js';
 import { runAi } from './ai-execution.js';
-import { runMcpTools } from './mcp-execution.js';
 import type { DraftFinding, FetchOptions } from './findings.js';
 import { guard } from './guardrails.js';
 import type { RunPlan } from './plan.js';
@@ -147,7 +146,7 @@ export function createRunner(deps: RunnerDeps) {
       const outcome =
         plan.mcp === undefined
           ? await runAi(request, (prompt, text) => deps.complete(row, plan.model!, prompt, text, fetch.signal))
-          : await runMcpTools({ ...request, ...plan.mcp }, (input) => deps.chatWithTools(row, input, fetch.signal), {
+          : await (await loadMcpExecution()).runMcpTools({ ...request, ...plan.mcp }, (input) => deps.chatWithTools(row, input, fetch.signal), {
               allowPrivate: fetch.allowPrivate,
               maxResponseBytes: fetch.maxBytes,
               signal: fetch.signal,
@@ -329,6 +328,17 @@ export function createRunner(deps: RunnerDeps) {
 }
 
 export type Runner = ReturnType<typeof createRunner>;
+
+/**
+ * The mcp-tools execution and the MCP SDK under it, imported on the first
+ * such run rather than at start, as the provider SDKs are (loadSdks): a
+ * process may never run one.
+ */
+let mcpExecution: Promise<typeof import('./mcp-execution.js')> | undefined;
+function loadMcpExecution(): Promise<typeof import('./mcp-execution.js')> {
+  mcpExecution ??= import('./mcp-execution.js');
+  return mcpExecution;
+}
 
 function add(total: Usage, more: Usage): void {
   total.inputTokens += more.inputTokens;
