@@ -91,6 +91,18 @@ describe('mcp-tools', () => {
     expect(JSON.stringify([seen, outcome])).not.toContain(TOKEN);
   });
 
+  it('names tools in the providers\' charset, offers only an entry\'s listed tools, and leaves $schema out', async () => {
+    const seen: Seen[] = [];
+    msw.use(provider(ENDPOINTS.openai, seen, () => final([])));
+    await run(request({ servers: servers([{ name: '2nd style guide (v2)', url: styleGuide.url }]) }));
+    const tools = (seen[0]!.body as { tools: Array<{ function: { name: string; parameters: Record<string, unknown> } }> }).tools;
+    expect(tools.map((tool) => tool.function.name)).toEqual(['_2nd_style_guide__v2___lookup_term']);
+    expect(tools[0]!.function.parameters).toEqual({ type: 'object', properties: { term: { type: 'string' } }, required: ['term'], additionalProperties: false });
+    seen.length = 0;
+    await run(request({ servers: servers([{ name: 'style-guide', url: styleGuide.url, tools: ['other_tool'] }]) }));
+    expect((seen[0]!.body as { tools?: unknown[] }).tools).toBeUndefined();
+  });
+
   it('speaks Anthropic\'s tool_use and tool_result', async () => {
     const seen: Seen[] = [];
     const answers = [

@@ -138,8 +138,10 @@ async function listTools(servers: Connected[], options: McpOptions): Promise<Off
       let name = base;
       for (let n = 2; taken.has(name); n++) name = `${base.slice(0, MAX_TOOL_NAME - String(n).length - 1)}_${n}`;
       taken.add(name);
+      // `$schema` names the draft the server wrote against; Gemini refuses the unknown key, the others ignore it.
+      const { $schema: _draft, ...inputSchema } = tool.inputSchema;
       offered.push({
-        spec: { name, description: `[${connected.server.name}] ${tool.description ?? tool.name}`.slice(0, MAX_TOOL_DESCRIPTION), inputSchema: tool.inputSchema },
+        spec: { name, description: `[${connected.server.name}] ${tool.description ?? tool.name}`.slice(0, MAX_TOOL_DESCRIPTION), inputSchema },
         connected,
         name: tool.name,
       });
