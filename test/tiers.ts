@@ -28,6 +28,7 @@ export const DATABASE_FREE: readonly string[] = [
   'test/unit/',
   'test/agents/context.test.ts',
   'test/agents/crawl.test.ts',
+  'test/agents/mcp.test.ts',
   'test/agents/services.test.ts',
   'test/ai/ask-ai-service.test.ts',
   'test/email/render.test.ts',

@@ -163,7 +163,7 @@ export const ZRunAgentData = z
       .object({
         provider: z.enum(['openai', 'anthropic', 'gemini']).optional(),
         model: z.string().min(1).max(200).optional(),
-        maxToolTurns: z.number().int().min(1).max(MAX_TOOL_TURNS).optional(),
+        maxToolTurns: z.number().int().min(1).max(MAX_TOOL_TURNS).optional().describe(`\`mcp-tools\`: rounds of tool calls the model gets on a page; default the agent's \`execution.aiConfig.maxToolTurns\`, else ${DEFAULT_TOOL_TURNS}.`),
       })
       .strict()
       .optional()
@@ -174,7 +174,7 @@ export const ZRunAgentData = z
 export const runAgent = operation({
   path: '/v2/agents/execution/run',
   summary: 'Run Agent',
-  description: `Starts a run of the agent on \`url\` for the document and answers at once with its \`executionId\`; the run goes on in the background (a durable job: a restart resumes it). Read it with Get Agent Execution. NOT_FOUND for an unknown agent, organization or document; FAILED_PRECONDITION for a disabled agent; INVALID_ARGUMENT for \`userContext\` that does not match the agent's \`input.userContextFields\`; ALREADY_EXISTS while the same agent runs on the same document; RESOURCE_EXHAUSTED past the application's limit of concurrent runs (AGENT_MAX_CONCURRENT_RUNS).`,
+  description: `Starts a run of the agent on \`url\` for the document and answers at once with its \`executionId\`; the run goes on in the background (a durable job: a restart resumes it). Read it with Get Agent Execution. NOT_FOUND for an unknown agent, organization or document; FAILED_PRECONDITION for a disabled agent, a \`browser-agent\` agent (not run by this server yet), or an \`mcp-tools\` agent with more than 5 MCP servers in use; INVALID_ARGUMENT for \`userContext\` that does not match the agent's \`input.userContextFields\`; ALREADY_EXISTS while the same agent runs on the same document; RESOURCE_EXHAUSTED past the application's limit of concurrent runs (AGENT_MAX_CONCURRENT_RUNS).`,
   data: ZRunAgentData,
   result: resultOf(z.object({ executionId: z.string() })),
   example: {

@@ -636,3 +636,131 @@ function getOnce(url: string, headers: Record<string, string>, options: GetResou
     req.end();
   });
 }
+
+export interface GuardedFetchOptions {
+  allowPrivate: boolean;
+  /** A response body past this breaks off with `too_large` (a stream counts as one body). */
+  maxResponseBytes: number;
+}
+
+/** Statuses whose Response may not have a body. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * A `fetch` for libraries that take one (the MCP SDK's transports), through
+ * the address guard: an IP literal is checked before connecting, a host
+ * name at connect time (guardedLookup), on a fresh connection per request.
+ * Redirects are never followed here: a 3xx comes back as it is, and a
+ * library that follows it calls this fetch again, so each hop is checked.
+ * The body streams (Server-Sent Events stay open); the request's `signal`
+ * stops it at any point. Rejects with OutboundError only.
+ */
+export function guardedFetch(options: GuardedFetchOptions): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return (url, init = {}) =>
+    new Promise<Response>((resolve, reject) => {
+      let target: ParsedTarget;
+      try {
+        target = parseTarget(String(url));
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
+        reject(blockedError(target.host, target.ipLiteral));
+        return;
+      }
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted) {
+        reject(abortedError());
+        return;
+      }
+      let payload: Buffer | undefined;
+      const body: unknown = init.body;
+      if (typeof body === 'string') payload = Buffer.from(body, 'utf8');
+      else if (body instanceof Uint8Array) payload = Buffer.from(body);
+      else if (body instanceof ArrayBuffer) payload = Buffer.from(new Uint8Array(body));
+      else if (body !== undefined && body !== null) {
+        reject(new OutboundError('invalid_request', 'only string and byte bodies can be sent'));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, key) => {
+        headers[key] = value;
+      });
+      if (payload !== undefined) headers['content-length'] = String(payload.length);
+
+      let req: ReturnType<typeof httpRequest>;
+      let res: IncomingMessage | undefined;
+      let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const fail = (error: OutboundError) => {
+        signal?.removeEventListener('abort', onAbort);
+        req.destroy();
+        res?.destroy();
+        if (stream !== undefined) {
+          try {
+            stream.error(error);
+          } catch {
+            // Already closed.
+          }
+        }
+        reject(error);
+      };
+      const onAbort = () => fail(abortedError());
+      try {
+        req = (target.url.protocol === 'https:' ? httpsRequest : httpRequest)(target.url, {
+          method: init.method ?? 'GET',
+          headers,
+          agent: false,
+          ...(options.allowPrivate ? {} : { lookup: guardedLookup as never }),
+        });
+      } catch (error) {
+        reject(new OutboundError('invalid_request', `request cannot be sent: ${(error as Error).message}`, { cause: error }));
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        fail(error instanceof OutboundError ? error : new OutboundError('network', 'could not connect, or the connection broke', { cause: error, detail: socketDetail(error) }));
+      });
+      req.on('response', (answer: IncomingMessage) => {
+        res = answer;
+        const responseHeaders = new Headers();
+        for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) responseHeaders.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+        const status = answer.statusCode ?? 502;
+        if (NULL_BODY_STATUSES.has(status)) {
+          answer.resume();
+          signal?.removeEventListener('abort', onAbort);
+          resolve(new Response(null, { status, statusText: answer.statusMessage ?? '', headers: responseHeaders }));
+          return;
+        }
+        let received = 0;
+        const readable = new ReadableStream<Uint8Array>({
+          start(controller) {
+            stream = controller;
+            answer.on('data', (chunk: Buffer) => {
+              received += chunk.length;
+              if (received > options.maxResponseBytes) {
+                fail(new OutboundError('too_large', `response body exceeds ${options.maxResponseBytes} bytes`));
+                return;
+              }
+              controller.enqueue(new Uint8Array(chunk));
+            });
+            answer.on('end', () => {
+              signal?.removeEventListener('abort', onAbort);
+              try {
+                controller.close();
+              } catch {
+                // Already errored.
+              }
+            });
+            answer.on('error', (error) => fail(new OutboundError('network', 'the response broke off', { cause: error, detail: socketDetail(error) })));
+          },
+          cancel() {
+            signal?.removeEventListener('abort', onAbort);
+            answer.destroy();
+          },
+        });
+        resolve(new Response(readable, { status: status < 200 || status > 599 ? 502 : status, statusText: answer.statusMessage ?? '', headers: responseHeaders }));
+      });
+      req.end(payload);
+    });
+}

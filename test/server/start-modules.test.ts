@@ -27,6 +27,7 @@ const UNNEEDED: Array<[RegExp, string]> = [
   [/query_compiler_fast_bg/, 'Prisma\'s "fast" query compiler'],
   [/\/node_modules\/(openai|@anthropic-ai\/sdk|nodemailer)\//, 'the AI SDKs and the mailer before an Ask AI call or an email'],
   [/\/node_modules\/(playwright-core|axe-core)\//, 'the browser driver and axe-core before an agent run needs a browser'],
+  [/\/node_modules\/@modelcontextprotocol\/sdk\//, 'the MCP SDK before an mcp-tools agent run'],
 ];
 
 describe('a server process without REDIS_URL, started and queried once', () => {

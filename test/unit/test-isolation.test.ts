@@ -22,6 +22,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Module-level `let`/`var` that is allowed, and why it carries nothing between tests. */
 const MODULE_STATE: Record<string, string> = {
+  'server/domains/agents/run/runner.ts': 'the lazily imported mcp-tools execution and MCP SDK: the same modules for every server',
   'server/domains/ai/providers.ts': 'the lazily imported provider SDKs: the same modules for every server',
   'server/domains/agents/run/browser.ts': 'the process\'s one browser (launched on first need, closed when idle): each visit has a browser context of its own, so servers sharing it share no page state',
   'server/domains/agents/run/browser-strategies.ts': 'axe-core\'s browser build, read once from node_modules: the same text for every server',

@@ -22,7 +22,7 @@ import { createAgentsService } from './services/agents.js';
  */
 export function agentsModule(
   p: Platform,
-  deps: { limits?: AgentLimits | undefined; access: Access; ai: Pick<AiService, 'complete'>; suggestions: Suggestions; stages: RunStages },
+  deps: { limits?: AgentLimits | undefined; access: Access; ai: Pick<AiService, 'complete' | 'chatWithTools'>; suggestions: Suggestions; stages: RunStages },
 ) {
   const repo = createAgentsRepo(p.db);
   const runsRepo = createRunsRepo(p.db);
@@ -42,6 +42,7 @@ export function agentsModule(
     suggestions: deps.suggestions,
     plan: (row) => planOfRun(row),
     complete: (app, model, prompt, text, signal) => deps.ai.complete(app, { model, prompt, text }, { signal }),
+    chatWithTools: (app, input, signal) => deps.ai.chatWithTools(app, input, { signal }),
     options: { workers: settings.workers, fetchTimeoutMs: settings.fetchTimeoutMs, maxPageBytes: settings.maxPageBytes, allowPrivate: p.config.allowPrivateUrls },
   });
   const agentRuns = createRunsService({

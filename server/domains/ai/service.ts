@@ -4,7 +4,21 @@ import type { DataOf } from '../../../contract/common/envelope.js';
 import type { AiConfig } from '../../config.js';
 import type { Sealer } from '../../lib/crypto.js';
 import { providerFailure, scrubKey } from './failures.js';
-import { createProviderCalls, loadSdks, providerOf, supportedPrefixes, type AiProviderName, type Completion, type ProviderCalls, type Usage } from './providers.js';
+import {
+  createProviderCalls,
+  createToolCalls,
+  loadSdks,
+  providerOf,
+  supportedPrefixes,
+  type AiProviderName,
+  type Completion,
+  type ProviderCalls,
+  type ToolAnswer,
+  type ToolCall,
+  type ToolCalls,
+  type ToolChat,
+  type Usage,
+} from './providers.js';
 import type { Caller } from '../../platform/caller.js';
 
 export interface AiDeps {
@@ -15,6 +29,7 @@ export interface AiDeps {
   log: Logger;
   /** The provider calls; tests of the service alone may pass fakes. */
   calls?: ProviderCalls;
+  toolCalls?: ToolCalls;
 }
 
 export interface AskOptions {
@@ -31,6 +46,9 @@ export interface AskOptions {
  */
 export type CompletionOutcome = { success: true; text: string; usage: Usage } | { success: false; error: string; status: number | string };
 
+/** A tool chat's outcome (agent runs' `mcp-tools`): the model's tool calls, or its final text when it calls none; failures as for a completion. */
+export type ToolChatOutcome = { success: true; text: string; toolCalls: ToolCall[]; usage: Usage } | { success: false; error: string; status: number | string };
+
 /**
  * Ask AI. A provider that gives no answer is an outcome, not an error (the
  * specification's `{success: false, error}`); only invalid input (the
@@ -38,18 +56,33 @@ export type CompletionOutcome = { success: true; text: string; usage: Usage } | 
  */
 export function createAiService(deps: AiDeps) {
   const calls = deps.calls ?? createProviderCalls(deps.options);
+  const toolCalls = deps.toolCalls ?? createToolCalls(deps.options);
   const timeoutMs = deps.options.timeoutMs;
 
-  async function complete(app: Pick<Caller, 'apiKeyId'>, input: Completion, options: AskOptions = {}): Promise<CompletionOutcome> {
+  type Failure = { success: false; error: string; status: number | string };
+
+  /**
+   * One provider call for the model: the application's key opened just
+   * before, one deadline (AI_TIMEOUT_MS) for the whole call, and a failure
+   * as words without the key (failures.ts). `answer` turns what the
+   * provider said into the outcome, or a failure (`refusal`, `no-text`).
+   */
+  async function callProvider<A, O>(
+    app: Pick<Caller, 'apiKeyId'>,
+    model: string,
+    send: (provider: AiProviderName, apiKey: string, signal: AbortSignal) => Promise<A>,
+    answer: (provider: AiProviderName, answer: A) => O | { failure: string; status: string },
+    options: AskOptions,
+  ): Promise<O | Failure> {
     const log = options.log ?? deps.log;
-    const fail = (provider: AiProviderName | undefined, status: number | string, error: string): CompletionOutcome => {
+    const fail = (provider: AiProviderName | undefined, status: number | string, error: string): Failure => {
       // Provider, model and status only: never the key, the prompt or the text. A model name of no known
       // provider is left out too: it is whatever the caller put there, a key pasted into the wrong field included.
-      log.warn({ provider, model: provider === undefined ? undefined : input.model, status }, 'ask-ai: no answer from the provider');
+      log.warn({ provider, model: provider === undefined ? undefined : model, status }, 'ask-ai: no answer from the provider');
       return { success: false, error, status };
     };
 
-    const provider = providerOf(input.model);
+    const provider = providerOf(model);
     if (provider === undefined) {
       // The name is not repeated, for the same reason.
       return fail(undefined, 'unknown-prefix', `unknown model prefix; supported: ${supportedPrefixes()}`);
@@ -82,7 +115,7 @@ export function createAiService(deps: AiDeps) {
     };
     if (options.signal?.aborted) onClientGone();
     options.signal?.addEventListener('abort', onClientGone, { once: true });
-    const call = calls[provider](apiKey, input, deadline.signal);
+    const call = send(provider, apiKey, deadline.signal);
     // Settled later by the abort, or never (a body that stalls where the signal does not reach); nobody waits for it then.
     call.catch(() => undefined);
     const ended = new Promise<never>((_resolve, reject) => {
@@ -93,10 +126,9 @@ export function createAiService(deps: AiDeps) {
     ended.catch(() => undefined);
     try {
       // The deadline wins even where the SDK would keep reading a body that never ends.
-      const answer = await Promise.race([call, ended]);
-      if ('text' in answer) return { success: true, text: answer.text, usage: answer.usage ?? { inputTokens: 0, outputTokens: 0 } };
-      if ('refusal' in answer) return fail(provider, 'refusal', `${provider} declined to answer: ${answer.refusal}`);
-      return fail(provider, 'no-text', `${provider} returned no text`);
+      const result = answer(provider, await Promise.race([call, ended]));
+      if (typeof result === 'object' && result !== null && 'failure' in result) return fail(provider, result.status, result.failure);
+      return result;
     } catch (error) {
       const failure = await providerFailure(provider, error, apiKey, timeoutMs, outcome);
       // Not the provider's doing: INTERNAL, but the error logged is ours, scrubbed of the key (an SDK or
@@ -109,8 +141,38 @@ export function createAiService(deps: AiDeps) {
     }
   }
 
+  function complete(app: Pick<Caller, 'apiKeyId'>, input: Completion, options: AskOptions = {}): Promise<CompletionOutcome> {
+    return callProvider(
+      app,
+      input.model,
+      (provider, apiKey, signal) => calls[provider](apiKey, input, signal),
+      (provider, answer): CompletionOutcome | { failure: string; status: string } => {
+        if ('text' in answer) return { success: true, text: answer.text, usage: answer.usage ?? { inputTokens: 0, outputTokens: 0 } };
+        if ('refusal' in answer) return { failure: `${provider} declined to answer: ${answer.refusal}`, status: 'refusal' };
+        return { failure: `${provider} returned no text`, status: 'no-text' };
+      },
+      options,
+    );
+  }
+
+  /** A chat in which the model may call tools (agent runs' `mcp-tools`); Ask AI does not use it. */
+  function chatWithTools(app: Pick<Caller, 'apiKeyId'>, input: ToolChat, options: AskOptions = {}): Promise<ToolChatOutcome> {
+    return callProvider(
+      app,
+      input.model,
+      (provider, apiKey, signal) => toolCalls[provider](apiKey, input, signal),
+      (provider, answer: ToolAnswer): ToolChatOutcome | { failure: string; status: string } => {
+        if ('text' in answer) return { success: true, text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage ?? { inputTokens: 0, outputTokens: 0 } };
+        if ('refusal' in answer) return { failure: `${provider} declined to answer: ${answer.refusal}`, status: 'refusal' };
+        return { failure: `${provider} returned no text`, status: 'no-text' };
+      },
+      options,
+    );
+  }
+
   return {
     complete,
+    chatWithTools,
     async askAi(app: Caller, input: DataOf<typeof askAi>, options: AskOptions = {}): Promise<TAskAiOutcome> {
       const outcome = await complete(app, input, options);
       return outcome.success ? { success: true, text: outcome.text } : { success: false, error: outcome.error };

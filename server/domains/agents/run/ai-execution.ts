@@ -112,7 +112,7 @@ export async function runAi(request: AiRequest, complete: (prompt: string, text:
 }
 
 /** A provider's failure as a run's error: the AI domain's message (never the key), and whether trying again may help. */
-function providerError(outcome: Extract<CompletionOutcome, { success: false }>): TExecutionError {
+export function providerError(outcome: Extract<CompletionOutcome, { success: false }>): TExecutionError {
   const { status, error } = outcome;
   if (status === 'no-key' || status === 'key-unreadable' || status === 'unknown-prefix') return { code: 'LLM_NOT_CONFIGURED', message: error, retryable: false };
   if (status === 'timeout') return { code: 'TIMEOUT', message: error, retryable: true };

@@ -6,8 +6,8 @@ import type { Ids } from '../../../lib/ids.js';
 import type { UnitOfWork } from '../../../db/unit-of-work.js';
 import type { EventBus } from '../../../platform/events.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
-import type { CompletionOutcome } from '../../ai/service.js';
-import type { Usage } from '../../ai/providers.js';
+import type { CompletionOutcome, ToolChatOutcome } from '../../ai/service.js';
+import type { ToolChat, Usage } from '../../ai/providers.js';
 import { runAi } from './ai-execution.js';
 import type { DraftFinding, FetchOptions } from './findings.js';
 import { guard } from './guardrails.js';
@@ -69,6 +69,8 @@ export interface RunnerDeps {
   /** The run's agent as it was pinned when it started (secrets opened, in memory only). */
   plan(row: ExecutionRow): Promise<RunPlan>;
   complete(app: { apiKeyId: string }, model: string, prompt: string, text: string, signal: AbortSignal): Promise<CompletionOutcome>;
+  /** The AI domain's tool chat (mcp-tools), under the application's key. */
+  chatWithTools(app: { apiKeyId: string }, input: ToolChat, signal: AbortSignal): Promise<ToolChatOutcome>;
   options: { workers: number; fetchTimeoutMs: number; maxPageBytes: number; allowPrivate: boolean };
 }
 
@@ -133,16 +135,23 @@ export function createRunner(deps: RunnerDeps) {
         if ('error' in shaped) return { url, status: 'error', findings: [], error: shaped.error };
         drafts = shaped.findings.map((finding) => ({ ...finding, source: `service+ai:${plan.execution.serviceId}` }));
       }
-    } else if (plan.execution.strategy === 'ai') {
+    } else if (plan.execution.strategy === 'ai' || (plan.execution.strategy === 'mcp-tools' && plan.mcp !== undefined)) {
       const page = await deps.stages.gather(url, plan.strategies, { ...fetch, strategyOptions: plan.strategyOptions });
       const fatal = page.errors.find((error) => error.strategy === 'page');
       if (fatal !== undefined || Object.keys(page.context).length === 0) {
         const first = fatal ?? page.errors[0];
         return { url, status: 'error', findings: [], error: { code: first?.code ?? 'CRAWLER_ERROR', message: first?.message ?? 'no context could be gathered', retryable: true } };
       }
-      const outcome = await runAi({ model: plan.model!, instructions: plan.instructions, userContext: plan.userContext, page: { url: page.finalUrl, context: page.context } }, (prompt, text) =>
-        deps.complete(row, plan.model!, prompt, text, fetch.signal),
-      );
+      const request = { model: plan.model!, instructions: plan.instructions, userContext: plan.userContext, page: { url: page.finalUrl, context: page.context } };
+      const outcome =
+        plan.mcp === undefined
+          ? await runAi(request, (prompt, text) => deps.complete(row, plan.model!, prompt, text, fetch.signal))
+          : await (await loadMcpExecution()).runMcpTools({ ...request, ...plan.mcp }, (input) => deps.chatWithTools(row, input, fetch.signal), {
+              allowPrivate: fetch.allowPrivate,
+              maxResponseBytes: fetch.maxBytes,
+              signal: fetch.signal,
+              log: deps.log.child({ executionId: row.id }),
+            });
       add(usage, outcome.usage);
       if ('error' in outcome) return { url, status: 'error', findings: [], error: outcome.error };
       drafts = outcome.findings;
@@ -324,6 +333,17 @@ export type Runner = ReturnType<typeof createRunner>;
 /** A service's output as the model reads it: an image's base64 (the screenshot service) is no text a model can use. */
 function serviceOutputText(output: unknown): string {
   return JSON.stringify(output, (key, value: unknown) => (key === 'base64' && typeof value === 'string' ? `(${value.length} characters of base64, left out)` : value)).slice(0, 200_000);
+}
+
+/**
+ * The mcp-tools execution and the MCP SDK under it, imported on the first
+ * such run rather than at start, as the provider SDKs are (loadSdks): a
+ * process may never run one.
+ */
+let mcpExecution: Promise<typeof import('./mcp-execution.js')> | undefined;
+function loadMcpExecution(): Promise<typeof import('./mcp-execution.js')> {
+  mcpExecution ??= import('./mcp-execution.js');
+  return mcpExecution;
 }
 
 function add(total: Usage, more: Usage): void {

@@ -90,11 +90,13 @@ export function createRunsService(deps: RunsServiceDeps) {
       const agent = await resolve(app.apiKeyId, input.agentId);
       if (!agent.enabled) throw failedPrecondition(`agent ${input.agentId} is disabled: enable it with Update Agent first`);
       const strategy = agent.config === null ? 'service' : String((agent.config.execution as { executionStrategy?: unknown } | undefined)?.executionStrategy ?? 'ai');
-      if (strategy === 'browser-agent' || strategy === 'mcp-tools') {
+      if (strategy === 'browser-agent') {
         throw failedPrecondition(`execution strategy ${strategy} is not run by this server yet (docs/agents.md)`);
       }
       const userContext = checkedUserContext(agent, input.userContext ?? {}, input.url);
-      planOf(agent, { aiConfig: input.aiConfig, userContext });
+      const plan = planOf(agent, { aiConfig: input.aiConfig, userContext });
+      // The agent's configuration, not this request, is what no run can use (e.g. more MCP servers than a run connects to).
+      if (plan.invalid !== undefined) throw failedPrecondition(`agent ${agent.id} cannot run: ${plan.invalid}`);
 
       const document = await deps.access.repos.documents.findDocument(app.apiKeyId, input.organizationId, input.documentId);
       if (document === null) throw notFound(`no document ${input.documentId} in organization ${input.organizationId}`);
