@@ -59,9 +59,8 @@ import { suggestDecision } from './memory/suggest-decision.js';
 import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agents.js';
 import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
 import { getAgentVersion, getAgentVersions, restoreAgentVersion, updateAgentVersion } from './agents/versions.js';
-import { getAgentAnalytics } from './agents/analytics.js';
 import { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from './agents/prompts.js';
-import { cancelAgentExecution, countAgentExecutions, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
+import { cancelAgentExecution, countAgentExecutions, getAgentAnalytics, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
 
 const c = initContract();
 

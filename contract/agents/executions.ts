@@ -3,7 +3,9 @@ import { operation, pagedResultOf, resultOf } from '../common/envelope.js';
 import { named } from '../common/named.js';
 import { ZPageToken } from '../common/paging.js';
 import { ZId } from '../access/schemas.js';
-import { ZAgentId } from './schemas.js';
+import { ZUserRef } from '../common/content.js';
+import { ZUserRefOrNull } from '../comments/schemas.js';
+import { MAX_DEFAULT_NUMBER, ZAgentId } from './schemas.js';
 
 /**
  * Agent runs: Run Agent starts one in the background and answers at once;
@@ -83,7 +85,6 @@ export const ZTokenUsage = named(
   z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), totalTokens: z.number().int() }),
 );
 
-const ZRanBy = z.object({ userId: ZId, name: z.string().max(256).optional(), email: z.string().max(320).optional() }).strict();
 
 export const ZAgentExecution = named(
   'AgentExecution',
@@ -108,7 +109,7 @@ export const ZAgentExecution = named(
     trigger: z.enum(EXECUTION_TRIGGERS),
     workflowExecutionId: z.string().nullable(),
     previousExecutionId: z.string().nullable().describe('The run of the same agent on the same document before this one.'),
-    ranBy: ZRanBy.nullable(),
+    ranBy: ZUserRefOrNull.describe('Who started the run, as Run Agent was told; null when not told, or once that user was erased.'),
     resultsSummary: z.object({
       totalFindings: z.number().int(),
       totalAnnotationsCreated: z.number().int(),
@@ -143,7 +144,7 @@ export const ZAgentExecutionResult = named(
 export type TAgentExecutionResult = z.infer<typeof ZAgentExecutionResult>;
 
 const ZUrl = z.string().min(1).max(MAX_URL).url();
-const ZExecutionId = z.string().min(1).max(256);
+const ZExecutionId = ZId.describe('An execution ID, as Run Agent returned it.');
 
 export const ZRunAgentData = z
   .object({
@@ -156,9 +157,9 @@ export const ZRunAgentData = z
     deviceType: z.enum(DEVICE_TYPES).optional().describe('Viewport and user agent of the fetches and the browser; default `desktop`.'),
     annotationVisibility: z.enum(ANNOTATION_VISIBILITIES).optional().describe('`private` (default): the suggestion threads are visible to the organization; `public`: to anyone who can read the document.'),
     trigger: z.enum(EXECUTION_TRIGGERS).optional().describe('Default `standalone`.'),
-    workflowExecutionId: z.string().min(1).max(256).optional(),
-    ranBy: ZRanBy.optional(),
-    userContext: z.record(z.union([z.string().max(10_000), z.number(), z.boolean()])).optional().describe("Values for the agent's `input.userContextFields`, checked against their types and `required`."),
+    workflowExecutionId: ZId.optional(),
+    ranBy: ZUserRef.optional(),
+    userContext: z.record(z.union([z.string().max(10_000), z.number().min(-MAX_DEFAULT_NUMBER).max(MAX_DEFAULT_NUMBER), z.boolean()])).optional().describe("Values for the agent's `input.userContextFields`, checked against their types and `required`."),
     aiConfig: z
       .object({
         provider: z.enum(['openai', 'anthropic', 'gemini']).optional(),
@@ -178,8 +179,8 @@ export const runAgent = operation({
   data: ZRunAgentData,
   result: resultOf(z.object({ executionId: z.string() })),
   example: {
-    data: { agentId: 'broken-links', url: 'https://www.example.com/blog/launch', organizationId: 'org-1', documentId: 'blog-launch' },
-    result: { status: 'success', message: 'Agent execution started.', data: { executionId: 'aex_0f6c2b8e4d1a9f3c7b5e2d10' } },
+    data: { agentId: 'broken-links', url: 'https://www.example.com/q3-plan', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+    result: { status: 'success', message: 'Agent execution started.', data: { executionId: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN' } },
   },
 });
 
@@ -190,18 +191,18 @@ export const getAgentExecution = operation({
   data: z.object({ executionId: ZExecutionId, includeResults: z.boolean().optional() }).strict(),
   result: resultOf(z.object({ execution: ZAgentExecution, results: z.array(ZAgentExecutionResult).optional() })),
   example: {
-    data: { executionId: 'aex_0f6c2b8e4d1a9f3c7b5e2d10' },
+    data: { executionId: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN' },
     result: {
       status: 'success',
       message: 'Agent execution retrieved successfully.',
       data: {
         execution: {
-          id: 'aex_0f6c2b8e4d1a9f3c7b5e2d10',
+          id: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN',
           agentId: 'broken-links',
           agentName: 'Broken Links',
           agentVersion: null,
-          metadata: { organizationId: 'org-1', documentId: 'blog-launch' },
-          config: { seedUrl: 'https://www.example.com/blog/launch', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
+          metadata: { organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+          config: { seedUrl: 'https://www.example.com/q3-plan', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
           status: 'passed',
           startedAt: 1764316800000,
           completedAt: 1764316802400,
@@ -274,18 +275,18 @@ export const cancelAgentExecution = operation({
   data: z.object({ executionId: ZExecutionId }).strict(),
   result: resultOf(z.object({ execution: ZAgentExecution })),
   example: {
-    data: { executionId: 'aex_0f6c2b8e4d1a9f3c7b5e2d10' },
+    data: { executionId: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN' },
     result: {
       status: 'success',
       message: 'Agent execution cancelled.',
       data: {
         execution: {
-          id: 'aex_0f6c2b8e4d1a9f3c7b5e2d10',
+          id: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN',
           agentId: 'broken-links',
           agentName: 'Broken Links',
           agentVersion: null,
-          metadata: { organizationId: 'org-1', documentId: 'blog-launch' },
-          config: { seedUrl: 'https://www.example.com/blog/launch', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
+          metadata: { organizationId: 'org-acme', documentId: 'doc-q3-plan' },
+          config: { seedUrl: 'https://www.example.com/q3-plan', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
           status: 'cancelled',
           startedAt: 1764316800000,
           completedAt: 1764316801000,
@@ -309,6 +310,57 @@ export const cancelAgentExecution = operation({
           llmModel: null,
           tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
         },
+      },
+    },
+  },
+});
+
+// ─── Analytics of runs ───────────────────────────────────────────────────
+
+const usage = {
+  executions: z.number().int(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  totalTokens: z.number().int(),
+};
+export const ZAgentUsage = named('AgentUsage', z.object(usage));
+
+export const getAgentAnalytics = operation({
+  path: '/v2/agents/analytics/get',
+  summary: 'Agent Analytics',
+  description:
+    'Runs and the tokens they used, from the runs themselves: `allTime` (every run the filters keep), `byYear`, `byMonth` (oldest first; months in UTC), `byModel` (the model a run used; runs without one, such as built-in services, under `none`) and `executions` (per status). Filters: `agentId`, `model`, and a period: `year`, or `year` and `month` (`month` alone is INVALID_ARGUMENT). Another application\'s runs never count.',
+  data: z
+    .object({
+      agentId: ZAgentId.optional(),
+      year: z.number().int().min(2000).max(9999).optional(),
+      month: z.number().int().min(1).max(12).optional(),
+      model: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
+  result: resultOf(
+    z.object({
+      allTime: ZAgentUsage,
+      byYear: z.array(z.object({ year: z.number().int(), ...usage })),
+      byMonth: z.array(z.object({ year: z.number().int(), month: z.number().int(), ...usage })),
+      byModel: z.array(z.object({ model: z.string(), ...usage })),
+      executions: z.object({ total: z.number().int(), byStatus: z.object(Object.fromEntries(EXECUTION_STATUSES.map((status) => [status, z.number().int()])) as Record<(typeof EXECUTION_STATUSES)[number], z.ZodNumber>) }),
+    }),
+  ),
+  example: {
+    data: { agentId: 'agt_3f9a2c71d4e8b6051a7c9e2d', year: 2026 },
+    result: {
+      status: 'success',
+      message: 'Agent analytics retrieved successfully.',
+      data: {
+        allTime: { executions: 12, inputTokens: 48200, outputTokens: 3100, totalTokens: 51300 },
+        byYear: [{ year: 2026, executions: 12, inputTokens: 48200, outputTokens: 3100, totalTokens: 51300 }],
+        byMonth: [
+          { year: 2026, month: 10, executions: 5, inputTokens: 20100, outputTokens: 1300, totalTokens: 21400 },
+          { year: 2026, month: 11, executions: 7, inputTokens: 28100, outputTokens: 1800, totalTokens: 29900 },
+        ],
+        byModel: [{ model: 'gpt-4o-mini', executions: 12, inputTokens: 48200, outputTokens: 3100, totalTokens: 51300 }],
+        executions: { total: 12, byStatus: { running: 0, passed: 7, failed: 4, partial: 0, error: 1, skipped: 0, cancelled: 0 } },
       },
     },
   },

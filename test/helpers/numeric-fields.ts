@@ -49,6 +49,20 @@ export const boundsWebhook = { url: 'https://93.184.215.14/bounds', endpointId: 
  */
 export const boundsAgent = { agentId: '' };
 export const boundsAgentConfig = { name: 'bounds', description: 'bounds', enabled: true, instructions: 'Check.', contextGathering: { strategies: ['web-page-text'] }, execution: {} };
+/**
+ * The agent the bounds test runs (with a number user context field), and the
+ * documents its runs are on: one run per document at a time, so each
+ * request takes the next document (the server's run limit is raised for it).
+ */
+export const boundsRunAgent = { agentId: '' };
+export const boundsRunAgentConfig = { ...boundsAgentConfig, name: 'bounds runs', input: { userContextFields: [{ id: 'n', title: 'N', type: 'number' }] } };
+export const BOUNDS_RUN_DOCUMENTS = 16;
+let runDocument = 0;
+const nextRunDocument = () => `bounds-run-${runDocument++ % BOUNDS_RUN_DOCUMENTS}`;
+const runRequest = (extra: Record<string, unknown>) => ({
+  path: '/v2/agents/execution/run',
+  data: { agentId: boundsRunAgent.agentId, url: 'https://93.184.215.14/page', organizationId: 'bounds-org', documentId: nextRunDocument(), ...extra },
+});
 const numberField = (value: number) => ({ userContextFields: [{ id: 'n', title: 'N', type: 'number', defaultValue: value }] });
 
 export const NUMERIC_FIELDS: NumericFieldCase[] = [
@@ -197,5 +211,42 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
     operation: 'getAgentVersion',
     path: 'data.version',
     request: (value) => ({ path: '/v2/agents/version/get', data: { agentId: boundsAgent.agentId, version: value } }),
+  },
+  // Agent runs: started only (the test runs no jobs), each on a document of its own.
+  {
+    operation: 'runAgent',
+    path: 'data.maxUrlsToProcess',
+    request: (value) => runRequest({ maxUrlsToProcess: value }),
+  },
+  {
+    operation: 'runAgent',
+    path: 'data.aiConfig.maxToolTurns',
+    request: (value) => runRequest({ aiConfig: { maxToolTurns: value } }),
+  },
+  {
+    operation: 'runAgent',
+    path: 'data.userContext{}',
+    fractional: true,
+    request: (value) => runRequest({ userContext: { n: value } }),
+  },
+  {
+    operation: 'listAgentExecutions',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/agents/execution/list', data: { agentId: 'crawler', pageSize: value } }),
+  },
+  {
+    operation: 'getAgentAnalytics',
+    path: 'data.year',
+    request: (value) => ({ path: '/v2/agents/analytics/get', data: { year: value } }),
+  },
+  {
+    operation: 'getAgentAnalytics',
+    path: 'data.month',
+    request: (value) => ({ path: '/v2/agents/analytics/get', data: { year: 2026, month: value } }),
+  },
+  {
+    operation: 'restoreAgentVersion',
+    path: 'data.version',
+    request: (value) => ({ path: '/v2/agents/versions/restore', data: { agentId: boundsAgent.agentId, version: value } }),
   },
 ];

@@ -45,6 +45,9 @@ let receiverUrl = '';
 /** Agent IDs are the service's too: each run keeps the one its create step got; `__proto__` creates none. */
 const agents = new Map<string, string>();
 const agentOf = (id: string) => agents.get(id) ?? id;
+/** The run each ID's workspace started (execution IDs are the service's). */
+const runs = new Map<string, string>();
+const runOf = (id: string) => runs.get(id) ?? id;
 
 const steps: Step[] = [
   { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
@@ -468,6 +471,14 @@ const steps: Step[] = [
   { op: 'getAgentVersions', data: (id) => ({ agentId: agentOf(id) }), check: (d) => expect(d.map((v: any) => v.version)).toEqual([2, 1]) },
   { op: 'getAgentVersion', data: (id) => ({ agentId: agentOf(id), version: 1 }), check: (d, id) => expect(own(d.agent.metadata, id)).toBe(id) },
   {
+    op: 'restoreAgentVersion',
+    data: (id) => ({ agentId: agentOf(id), version: 1 }),
+    check: (d, id) => {
+      expect(d.version).toBe(3);
+      expect(own(d.agent.metadata, id)).toBe(id);
+    },
+  },
+  {
     op: 'createAgentGroup',
     data: (id) => ({ groupId: id, name: id, description: id, agentIds: [agentOf(id), 'crawler'] }),
     check: (d, id) => expect([d.groupId, d.name, d.agentIds]).toEqual([id, id, [agentOf(id), 'crawler']]),
@@ -477,6 +488,34 @@ const steps: Step[] = [
   { op: 'getAgents', data: (id) => ({ groupId: id }), check: (d, id) => expect(d.agents.map((a: any) => a.id)).toEqual(['crawler', agentOf(id)]) },
   { op: 'deleteAgentGroup', data: (id) => ({ groupId: id }), check: (d, id) => expect(d.groupId).toBe(id) },
   { op: 'deleteAgent', data: (id) => ({ agentId: agentOf(id) }), check: (d, id) => expect(d.agentId).toBe(agentOf(id)) },
+  // Runs: the organization and document again (deleted above), a run of a built-in agent on them, started by the user `id`.
+  { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
+  { op: 'addDocument', data: (id) => ({ organizationId: id, documentId: id }), check: (d, id) => expect(d.id).toBe(id) },
+  {
+    op: 'runAgent',
+    data: (id) => ({ agentId: 'crawler', url: 'https://93.184.215.14/', organizationId: id, documentId: id, ranBy: { userId: id } }),
+    check: (d, id) => runs.set(id, d.executionId),
+  },
+  {
+    op: 'getAgentExecution',
+    data: (id) => ({ executionId: runOf(id) }),
+    check: (d, id) => expect([d.execution.metadata, d.execution.ranBy]).toEqual([{ organizationId: id, documentId: id }, { userId: id }]),
+  },
+  { op: 'listAgentExecutions', data: (id) => ({ organizationId: id, documentId: id }), check: (d, id) => expect(d.map((e: any) => e.id)).toEqual([runOf(id)]) },
+  {
+    op: 'countAgentExecutions',
+    data: (id) => ({ agentIds: [id, 'crawler'] }),
+    check: (d, id) => {
+      expect(Object.keys(d.counts)).toEqual([id, 'crawler']);
+      expect(own(d.counts, id)).toBe(0);
+    },
+  },
+  { op: 'cancelAgentExecution', data: (id) => ({ executionId: runOf(id) }), check: (d) => expect(d.execution.status).toBe('cancelled') },
+  { op: 'getAgentAnalytics', data: (id) => ({ agentId: id }), check: (d) => expect(d.allTime.executions).toBe(0) },
+  // No provider key in these workspaces: the prompt tools refuse, whatever the text.
+  { op: 'enhanceAgentPrompt', data: (id) => ({ instructions: id, purpose: id }), takesIds: false, status: 400 },
+  { op: 'refineAgentPrompt', data: (id) => ({ instructions: id, feedback: id }), takesIds: false, status: 400 },
+  { op: 'validateAgentPrompt', data: (id) => ({ instructions: id }), takesIds: false, status: 400 },
 ];
 
 let server: TestServer;

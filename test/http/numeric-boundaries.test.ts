@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { usingPostgres } from '../helpers/database.js';
-import { boundsAgent, boundsAgentConfig, boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
+import { BOUNDS_RUN_DOCUMENTS, boundsAgent, boundsAgentConfig, boundsRunAgent, boundsRunAgentConfig, boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { z } from 'zod';
 
@@ -13,7 +13,8 @@ let server: TestServer;
 let ws: WorkspaceCredentials;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Each run case starts runs that no job ends (the test runs none).
+  server = await startTestServer({ AGENT_MAX_CONCURRENT_RUNS: '1000' });
   ws = await server.workspace();
   const headers = appHeaders(ws);
   await server.post('/v2/organizations/add', { data: { organizationId: 'bounds-org' } }, headers);
@@ -23,6 +24,10 @@ beforeAll(async () => {
   boundsWebhook.endpointId = endpoint.body.result.data.id;
   const agent = await server.post('/v2/agents/create', { data: boundsAgentConfig }, headers);
   boundsAgent.agentId = agent.body.result.data.agentId;
+  boundsRunAgent.agentId = (await server.post('/v2/agents/create', { data: boundsRunAgentConfig }, headers)).body.result.data.agentId;
+  for (let i = 0; i < BOUNDS_RUN_DOCUMENTS; i++) {
+    await server.post('/v2/organizations/documents/add', { data: { organizationId: 'bounds-org', documentId: `bounds-run-${i}` } }, headers);
+  }
   const apiKeyId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
   const first = await server.running.database.db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId: boundsAgent.agentId, version: 1 } });
   await server.running.database.db.agentVersion.create({ data: { ...first, version: 2_147_483_647 } });
@@ -36,10 +41,11 @@ function boundsOf(operation: string, path: string): { min: number; max: number }
     .find(([name]) => name === operation)![1];
   let schema: z.ZodTypeAny = route.body;
   for (const part of path.split('.')) {
-    const key = part.replace('[]', '');
+    const key = part.replace('[]', '').replace('{}', '');
     schema = unwrap(schema);
     schema = (schema as z.AnyZodObject).shape[key];
     if (part.endsWith('[]')) schema = (unwrap(schema) as z.ZodArray<z.ZodTypeAny>).element;
+    if (part.endsWith('{}')) schema = (unwrap(schema) as z.ZodRecord).valueSchema as z.ZodTypeAny;
   }
   const number = unwrap(schema) as z.ZodNumber;
   return { min: number.minValue!, max: number.maxValue! };

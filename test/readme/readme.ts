@@ -19,6 +19,7 @@ export const DOCUMENTS = [
   'docs/webhooks.md',
   'docs/operations.md',
   'docs/decisions.md',
+  'docs/agents.md',
   'docs/architecture.md',
   'docs/testing.md',
 ] as const;

@@ -84,9 +84,9 @@ export async function startThirdParties() {
       return;
     }
     if (req.path?.endsWith('/chat/completions')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify(openAiCompletion('Q3 plan is mostly done.')),
-      );
+      // Validate Agent Prompt asks for a list of problems; everything else takes text.
+      const answer = req.body.includes('{"problems"') || req.body.includes('{\\"problems\\"') ? '{"problems": []}' : 'Q3 plan is mostly done.';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(openAiCompletion(answer)));
       return;
     }
     res.writeHead(202, { 'content-type': 'application/json' }).end('{}');

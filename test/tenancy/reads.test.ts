@@ -67,6 +67,9 @@ const READS: ReadCase[] = [
   { name: 'getAgentVersions', path: '/v2/agents/versions/get', headers: appHeaders, data: () => ({ agentId: agentIds.agent }) },
   { name: 'getAgentVersion', path: '/v2/agents/version/get', headers: appHeaders, data: () => ({ agentId: agentIds.agent, version: 1 }) },
   { name: 'getAgentGroups', path: '/v2/agents/groups/get', headers: appHeaders, data: () => ({ groupId: ID }) },
+  // A's run of its agent (its ID assigned by the service; B might guess or steal one), and A's run counts.
+  { name: 'getAgentExecution', path: '/v2/agents/execution/get', headers: appHeaders, data: () => ({ executionId: agentIds.execution, includeResults: true }) },
+  { name: 'getAgentAnalytics', path: '/v2/agents/analytics/get', headers: appHeaders, data: () => ({ agentId: 'crawler' }) },
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
@@ -87,9 +90,10 @@ const NOT_FOUND_FOR_B = [
   'getAgentVersions',
   'getAgentVersion',
   'getAgentGroups',
+  'getAgentExecution',
 ];
 /** A's custom agent, with its marker in name, description and configuration. */
-const agentIds = { agent: '' };
+const agentIds = { agent: '', execution: '' };
 const jobIds = { erasure: '', migration: '' };
 /** A's webhook endpoint, with one message delivered (a test event carrying the marker). */
 const webhookIds = { endpoint: '', message: '' };
@@ -141,6 +145,8 @@ beforeAll(async () => {
   await client.presence.addPresence({ organizationId: ID, documentId: ID, user: { userId: ID, name: MARKER }, state: { [MARKER]: MARKER } });
   await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
   await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
+  // Before A's webhook endpoint exists: the run's start event is no message of it.
+  agentIds.execution = (await client.agentRuns.runAgent({ agentId: 'crawler', url: `https://${MARKER}.example.com/`, organizationId: ID, documentId: ID, ranBy: { userId: ID, name: MARKER } })).data.executionId;
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
   jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;
   await client.workspace.updateEmailConfig({
@@ -189,12 +195,15 @@ describe('another workspace sees nothing of workspace A', () => {
       if (read.name === 'getPermissions') expect(own.body.result.data[ID].context).toEqual({ accessFields: [`team:${MARKER}`] });
       // A's own read shows the marker where A's data holds it: B's not showing it proves something.
       if (read.name.startsWith('getWebhook') && read.name !== 'getWebhookEndpointSecret') expect(JSON.stringify(own.body)).toContain(MARKER);
-      if (read.name.startsWith('getAgent') && read.name !== 'getAgentVersions') expect(JSON.stringify(own.body)).toContain(MARKER);
+      // (Versions and analytics are numbers and times: no marker to carry.)
+      if (read.name.startsWith('getAgent') && read.name !== 'getAgentVersions' && read.name !== 'getAgentAnalytics') expect(JSON.stringify(own.body)).toContain(MARKER);
+      if (read.name === 'getAgentAnalytics') expect(own.body.result.data.allTime.executions).toBe(1);
       const res = await server.post(read.path, { data: read.data(a) }, read.headers(b));
       expect(JSON.stringify(res.body)).not.toContain(MARKER);
       expect(JSON.stringify(res.body)).not.toContain(a.apiKey);
       expect(JSON.stringify(res.body)).not.toContain(a.authToken);
       if (NOT_FOUND_FOR_B.includes(read.name)) expect(res.body.error.status).toBe('NOT_FOUND');
+      if (read.name === 'getAgentAnalytics') expect(res.body.result.data.allTime.executions).toBe(0);
     });
   }
 });

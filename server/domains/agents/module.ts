@@ -3,13 +3,13 @@ import type { Access } from '../access/module.js';
 import type { AiService } from '../ai/service.js';
 import { createAgentGroups } from './services/groups.js';
 import type { AgentLimits } from './limits.js';
-import { createAgentsRepo } from './repo.js';
-import { createPromptTools } from './prompt-tools.js';
-import { createAgentAnalytics } from './run/analytics.js';
+import { createAgentsRepo } from './repos/agents.js';
+import { createPromptTools } from './services/prompts.js';
+import { createAgentAnalytics } from './services/analytics.js';
 import { runsOwnedData } from './run/owned-data.js';
-import { createRunsRepo } from './run/repo.js';
+import { createRunsRepo } from './repos/runs.js';
 import { createRunner, type RunStages, type Suggestions } from './run/runner.js';
-import { createRunsService } from './run/service.js';
+import { createRunsService } from './services/runs.js';
 import { createAgentSecrets, resealStoredConfig } from './secrets.js';
 import { createAgentsService } from './services/agents.js';
 

@@ -4,9 +4,9 @@ import { applicationOf } from '../../http/context.js';
 import { ok, paged } from '../../http/respond.js';
 import type { AgentGroups } from './services/groups.js';
 import type { AgentsService } from './services/agents.js';
-import type { RunsService } from './run/service.js';
-import type { AgentAnalytics } from './run/analytics.js';
-import type { PromptTools } from './prompt-tools.js';
+import type { RunsService } from './services/runs.js';
+import type { AgentAnalytics } from './services/analytics.js';
+import type { PromptTools } from './services/prompts.js';
 
 export function agentsRouter(deps: { agents: AgentsService; groups: AgentGroups }) {
   const { agents, groups } = deps;

@@ -30,7 +30,7 @@ afterAll(async () => {
 
 type Messages = { model: string; messages: Array<{ role: string; content: string }> };
 
-describe('Enhance and Refine Agent Prompt', () => {
+describe('Enhance Agent Prompt and Refine Agent Prompt', () => {
   it('send the instructions (and purpose or feedback) to the model and return its text as the new instructions', async () => {
     const seen: Seen[] = [];
     msw.use(provider(ENDPOINTS.openai, seen, () => openAiAnswer('  Find every misspelt word and give its correct spelling.\n')));

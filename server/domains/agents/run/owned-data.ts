@@ -1,5 +1,5 @@
 import type { OwnedData } from '../../../platform/owned-data.js';
-import type { RunsRepo } from './repo.js';
+import type { RunsRepo } from '../repos/runs.js';
 
 /**
  * Agent runs in the owned-data registry: a document's runs follow it to a

@@ -12,7 +12,7 @@ import { runAi } from './ai-execution.js';
 import type { DraftFinding, FetchOptions } from './findings.js';
 import { guard } from './guardrails.js';
 import type { RunPlan } from './plan.js';
-import type { ExecutionRow, RunsRepo } from './repo.js';
+import type { ExecutionRow, RunsRepo } from '../repos/runs.js';
 import { emptySummary, toExecution, topFindings, type Summary } from './shapes.js';
 
 /**

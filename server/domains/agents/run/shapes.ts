@@ -1,5 +1,5 @@
 import { FINDING_SEVERITIES, SUMMARY_FINDINGS, type TAgentExecution, type TAgentExecutionResult, type TAgentFinding, type TExecutionError } from '../../../../contract/agents/executions.js';
-import type { ExecutionRow, ResultRow } from './repo.js';
+import type { ExecutionRow, ResultRow } from '../repos/runs.js';
 
 /** What a run has found so far, stored as the row's `summary` (JSON) and read back as `resultsSummary`. */
 export type Summary = TAgentExecution['resultsSummary'];

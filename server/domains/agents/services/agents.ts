@@ -11,7 +11,7 @@ import type { PageTokens } from '../../../lib/page-token.js';
 import { BUILTIN_AGENTS, builtinAgent, toBuiltinAgent } from '../builtins.js';
 import { assertValidConfig, mergeVersion, normalizeConfig, toCustomAgent } from '../config.js';
 import { agentLimitsOf, type AgentLimits } from '../limits.js';
-import type { AgentRow, AgentsRepo } from '../repo.js';
+import type { AgentRow, AgentsRepo } from '../repos/agents.js';
 import { keepRedactedSecrets, type AgentSecrets, type Config } from '../secrets.js';
 import type { Caller } from '../../../platform/caller.js';
 

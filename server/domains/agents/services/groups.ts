@@ -7,7 +7,7 @@ import { alreadyExists, failedPrecondition, notFound } from '../../../lib/app-er
 import type { Clock } from '../../../lib/clock.js';
 import type { Ids } from '../../../lib/ids.js';
 import { builtinAgent } from '../builtins.js';
-import type { AgentGroupRecord, AgentsRepo } from '../repo.js';
+import type { AgentGroupRecord, AgentsRepo } from '../repos/agents.js';
 import { agentLimitsOf, type AgentLimits } from '../limits.js';
 import type { Caller } from '../../../platform/caller.js';
 

@@ -1,9 +1,8 @@
-import type { getAgentAnalytics } from '../../../../contract/agents/analytics.js';
-import { EXECUTION_STATUSES } from '../../../../contract/agents/executions.js';
+import { EXECUTION_STATUSES, type getAgentAnalytics } from '../../../../contract/agents/executions.js';
 import type { DataOf } from '../../../../contract/common/envelope.js';
 import { invalidArgument } from '../../../lib/app-error.js';
 import type { Caller } from '../../../platform/caller.js';
-import type { RunsRepo } from './repo.js';
+import type { RunsRepo } from '../repos/runs.js';
 
 interface Usage {
   executions: number;

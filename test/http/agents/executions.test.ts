@@ -70,7 +70,7 @@ afterAll(async () => {
   await new Promise((resolve) => pages?.close(resolve));
 });
 
-describe('Run Agent with a built-in service', () => {
+describe('Run Agent with a built-in service, read back by Get Agent Execution', () => {
   it('finds the broken link, ends failed, and leaves a suggestion thread in the document', async () => {
     const { data } = await client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-links' });
     expect(data.executionId).toMatch(/^aex_/);
@@ -194,7 +194,7 @@ describe('Cancel Agent Execution', () => {
   });
 });
 
-describe('List and Count Agent Executions', () => {
+describe('List Agent Executions and Count Agent Executions', () => {
   it('lists newest first by agent or by document, pages, and refuses other combinations', async () => {
     const byAgent = (await client.agentRuns.listAgentExecutions({ agentId: 'crawler', pageSize: 2 })).data;
     expect(byAgent).toHaveLength(2);

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { DataOf } from '../../../contract/common/envelope.js';
-import type { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from '../../../contract/agents/prompts.js';
-import { AppError, failedPrecondition } from '../../lib/app-error.js';
-import type { Caller } from '../../platform/caller.js';
-import type { AiService, CompletionOutcome } from '../ai/service.js';
-import { DEFAULT_MODELS } from './run/plan.js';
+import type { DataOf } from '../../../../contract/common/envelope.js';
+import type { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from '../../../../contract/agents/prompts.js';
+import { AppError, failedPrecondition } from '../../../lib/app-error.js';
+import type { Caller } from '../../../platform/caller.js';
+import type { AiService, CompletionOutcome } from '../../ai/service.js';
+import { DEFAULT_MODELS } from '../run/plan.js';
 
 const ENHANCE = `You improve the instructions of an AI agent that reviews a web page and reports findings (each with a title, the exact text it is about, a severity and a suggestion). Rewrite the instructions so that they are specific, checkable on one page, and complete, keeping their intent. Answer with the new instructions only, no preamble.`;
 const REFINE = `You edit the instructions of an AI agent that reviews a web page and reports findings. Change them as the feedback asks and nothing else. Answer with the new instructions only, no preamble.`;

@@ -13,12 +13,12 @@ import type { EventBus } from '../../../platform/events.js';
 import type { Jobs } from '../../../platform/jobs.js';
 import type { Access } from '../../access/module.js';
 import { BUILTIN_AGENTS, builtinAgent } from '../builtins.js';
-import type { AgentsRepo } from '../repo.js';
+import type { AgentsRepo } from '../repos/agents.js';
 import type { AgentSecrets, Config } from '../secrets.js';
-import { builtinPlan, customPlan, type RunPlan } from './plan.js';
-import { runningKeyOf, type ExecutionRow, type RunsRepo } from './repo.js';
-import type { Runner } from './runner.js';
-import { emptySummary, toExecution, toResult } from './shapes.js';
+import { builtinPlan, customPlan, type RunPlan } from '../run/plan.js';
+import { runningKeyOf, type ExecutionRow, type RunsRepo } from '../repos/runs.js';
+import type { Runner } from '../run/runner.js';
+import { emptySummary, toExecution, toResult } from '../run/shapes.js';
 
 const DEFAULT_EXECUTIONS_PAGE = 20;
 

@@ -1,6 +1,6 @@
-import { providerOfClient, type Db } from '../../db/client.js';
-import type { Config } from './secrets.js';
-import { byCreation } from '../../db/keyset.js';
+import { providerOfClient, type Db } from '../../../db/client.js';
+import type { Config } from '../secrets.js';
+import { byCreation } from '../../../db/keyset.js';
 
 /** Rows of the agent tables (see prisma/models.prisma). */
 export interface AgentRow {
