@@ -14,6 +14,8 @@ export interface AgentRunConfig {
   runTimeoutMs: number;
   /** Each fetch of a page, a link, a robots.txt (AGENT_FETCH_TIMEOUT_MS). */
   fetchTimeoutMs: number;
+  /** All the work on one page: its fetches, its model or tool calls (AGENT_PAGE_TIMEOUT_MS); past it the page ends `error` TIMEOUT. */
+  pageTimeoutMs: number;
   /** Bytes read of a page at most (AGENT_MAX_PAGE_BYTES); the rest is dropped. */
   maxPageBytes: number;
 }
@@ -231,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: intFrom(env, 'AGENT_WORKERS', 4, 1, 256),
       runTimeoutMs: intFrom(env, 'AGENT_RUN_TIMEOUT_MS', 600_000, 1000, 86_400_000),
       fetchTimeoutMs: intFrom(env, 'AGENT_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
+      pageTimeoutMs: intFrom(env, 'AGENT_PAGE_TIMEOUT_MS', 180_000, 100, 3_600_000),
       maxPageBytes: intFrom(env, 'AGENT_MAX_PAGE_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     },
     memoryIndexApplications: intFrom(env, 'MEMORY_INDEX_APPLICATIONS', 4, 1, 1000),

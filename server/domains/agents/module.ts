@@ -43,7 +43,7 @@ export function agentsModule(
     plan: (row) => planOfRun(row),
     complete: (app, model, prompt, text, signal) => deps.ai.complete(app, { model, prompt, text }, { signal }),
     chatWithTools: (app, input, signal) => deps.ai.chatWithTools(app, input, { signal }),
-    options: { workers: settings.workers, fetchTimeoutMs: settings.fetchTimeoutMs, maxPageBytes: settings.maxPageBytes, allowPrivate: p.config.allowPrivateUrls },
+    options: { workers: settings.workers, fetchTimeoutMs: settings.fetchTimeoutMs, pageTimeoutMs: settings.pageTimeoutMs, maxPageBytes: settings.maxPageBytes, allowPrivate: p.config.allowPrivateUrls },
   });
   const agentRuns = createRunsService({
     repo: runsRepo,

@@ -30,6 +30,10 @@ function startPages(): Promise<Server> {
     if (req.url === '/article' || req.url === '/second') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(ARTICLE);
+    } else if (req.url === '/hang') {
+      // Never answers: the page's own deadline must end it.
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><body>');
     } else if (req.url === '/ok') {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><body>ok</body></html>');
@@ -53,7 +57,7 @@ beforeAll(async () => {
   pages = await startPages();
   site = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
   msw = startFakeProviders();
-  server = await startTestServer({ ...PROVIDER_ENV, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', AGENT_MAX_CONCURRENT_RUNS: '3' });
+  server = await startTestServer({ ...PROVIDER_ENV, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', AGENT_MAX_CONCURRENT_RUNS: '3', AGENT_PAGE_TIMEOUT_MS: '1500' });
   a = await server.workspace();
   b = await server.workspace();
   client = server.client(a);
@@ -67,6 +71,7 @@ afterEach(() => msw.resetHandlers());
 afterAll(async () => {
   msw?.close();
   await server?.close();
+  pages?.closeAllConnections();
   await new Promise((resolve) => pages?.close(resolve));
 });
 
@@ -154,6 +159,21 @@ describe('Run Agent with an ai agent', () => {
   });
 });
 
+describe('Run Agent on a page that never finishes', () => {
+  it('ends the page TIMEOUT at its own deadline (AGENT_PAGE_TIMEOUT_MS), without asking the model', async () => {
+    const agentId = (await client.agents.createAgent(minimalAgent({ name: 'Slow page reader' }))).data.agentId;
+    const seen: Seen[] = [];
+    msw.use(provider(ENDPOINTS.openai, seen, () => findings([])));
+    await addDocument(client, 'doc-hang');
+    const id = (await client.agentRuns.runAgent({ agentId, url: `${site}/hang`, organizationId: ORG, documentId: 'doc-hang' })).data.executionId;
+    await runJobs();
+    const { execution, results } = (await client.agentRuns.getAgentExecution({ executionId: id, includeResults: true })).data;
+    expect(execution).toMatchObject({ status: 'error', error: { code: 'TIMEOUT', retryable: true } });
+    expect(results![0]!.agentResult.error?.message).toMatch(/AGENT_PAGE_TIMEOUT_MS/);
+    expect(seen).toHaveLength(0);
+  });
+});
+
 describe('Run Agent refuses', () => {
   it('an unknown agent or document, a disabled agent, bad user context, and a non-http URL', async () => {
     const base = { url: `${site}/article`, organizationId: ORG, documentId: 'doc-x1' };
@@ -226,6 +246,22 @@ describe("another application's runs", () => {
     expect((await clientB.agentRuns.listAgentExecutions({ agentId: 'broken-links' })).data).toEqual([]);
     expect((await clientB.agentRuns.countAgentExecutions({})).data).toEqual({ total: 0 });
     await expectCollabError(client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-b' }), 'NOT_FOUND');
+  });
+});
+
+describe('a run resumed after its worker stopped', () => {
+  it('skips the pages it had already written', async () => {
+    await addDocument(client, 'doc-resume');
+    const id = (await client.agentRuns.runAgent({ agentId: 'broken-links', url: `${site}/article`, organizationId: ORG, documentId: 'doc-resume' })).data.executionId;
+    // As a first attempt that wrote the page and then died would have left it: no finding (the page has a broken link).
+    const apiKeyId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', a.apiKey)).apiKey.id;
+    await server.running.database.db.agentExecutionResult.create({
+      data: { apiKeyId, executionId: id, id: 'apr_resumed', url: `${site}/article`, status: 'passed', findings: '[]', error: null, findingCount: 0, processedAt: BigInt(Date.now()) },
+    });
+    await runJobs();
+    const { execution, results } = (await client.agentRuns.getAgentExecution({ executionId: id, includeResults: true })).data;
+    expect(execution).toMatchObject({ status: 'passed', resultsSummary: { urlsProcessed: 1, totalFindings: 0 } });
+    expect(results!.map((r) => r.id)).toEqual(['apr_resumed']);
   });
 });
 

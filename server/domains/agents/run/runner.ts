@@ -71,7 +71,7 @@ export interface RunnerDeps {
   complete(app: { apiKeyId: string }, model: string, prompt: string, text: string, signal: AbortSignal): Promise<CompletionOutcome>;
   /** The AI domain's tool chat (mcp-tools), under the application's key. */
   chatWithTools(app: { apiKeyId: string }, input: ToolChat, signal: AbortSignal): Promise<ToolChatOutcome>;
-  options: { workers: number; fetchTimeoutMs: number; maxPageBytes: number; allowPrivate: boolean };
+  options: { workers: number; fetchTimeoutMs: number; pageTimeoutMs: number; maxPageBytes: number; allowPrivate: boolean };
 }
 
 const USER_AGENTS = {
@@ -205,7 +205,7 @@ export function createRunner(deps: RunnerDeps) {
       for (const url of urls) {
         if (controller.signal.aborted) break;
         if (done.has(url)) continue;
-        const outcome = await processPage(plan, row, url, fetch, usage);
+        const outcome = await withinPageDeadline(url, controller.signal, (signal) => processPage(plan, row, url, { ...fetch, signal }, usage));
         if (controller.signal.aborted) break;
         await repo.insertResult({
           apiKeyId: row.apiKeyId,
@@ -237,6 +237,39 @@ export function createRunner(deps: RunnerDeps) {
       clearTimeout(deadline);
       jobSignal.removeEventListener('abort', onJobAbort);
       local.delete(row.id);
+    }
+  }
+
+  /**
+   * One page under its own deadline (AGENT_PAGE_TIMEOUT_MS) as well as the
+   * run's: a page that hangs ends `error` TIMEOUT and the run goes on to the
+   * next. Whatever the page's work made of the abort (a fetch `CANCELLED`, a
+   * throw), the page's outcome is the timeout.
+   */
+  async function withinPageDeadline(url: string, run: AbortSignal, work: (signal: AbortSignal) => Promise<PageOutcome>): Promise<PageOutcome> {
+    const page = new AbortController();
+    const onRun = () => page.abort(run.reason);
+    run.addEventListener('abort', onRun, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      page.abort(new Error('page deadline'));
+    }, deps.options.pageTimeoutMs);
+    const timeout: PageOutcome = {
+      url,
+      status: 'error',
+      findings: [],
+      error: { code: 'TIMEOUT', message: `the page was not done within ${deps.options.pageTimeoutMs} ms (AGENT_PAGE_TIMEOUT_MS)`, retryable: true },
+    };
+    try {
+      const outcome = await work(page.signal);
+      return timedOut && !run.aborted ? timeout : outcome;
+    } catch (error) {
+      if (timedOut && !run.aborted) return timeout;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      run.removeEventListener('abort', onRun);
     }
   }
 
