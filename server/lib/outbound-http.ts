@@ -282,18 +282,24 @@ export async function postBytes(url: string, payload: Buffer, options: PostBytes
   }
 }
 
+/**
+ * The URL's target, or the OutboundError that refuses it: an unusable URL,
+ * or an IP literal the guard refuses (IP literals connect without calling
+ * lookup, so they are checked here; host names at connect time).
+ */
+function guardedTarget(url: string, allowPrivate: boolean): ParsedTarget {
+  const target = parseTarget(url);
+  if (!allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) throw blockedError(target.host, target.ipLiteral);
+  return target;
+}
+
 function postBytesOnce(url: string, payload: Buffer, options: PostBytesOptions): Promise<PostBytesResult> {
   return new Promise<PostBytesResult>((resolve, reject) => {
     let target: ParsedTarget;
     try {
-      target = parseTarget(url);
+      target = guardedTarget(url, options.allowPrivate);
     } catch (error) {
       reject(error);
-      return;
-    }
-    // IP literals connect without calling lookup, so check them here.
-    if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
-      reject(blockedError(target.host, target.ipLiteral));
       return;
     }
 
@@ -509,14 +515,9 @@ function getOnce(url: string, headers: Record<string, string>, options: GetResou
   return new Promise<Hop>((resolve, reject) => {
     let target: ParsedTarget;
     try {
-      target = parseTarget(url);
+      target = guardedTarget(url, options.allowPrivate);
     } catch (error) {
       reject(error);
-      return;
-    }
-    // IP literals connect without calling lookup, so check them here.
-    if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
-      reject(blockedError(target.host, target.ipLiteral));
       return;
     }
     if (options.signal?.aborted) {
@@ -660,13 +661,9 @@ export function guardedFetch(options: GuardedFetchOptions): (url: string | URL, 
     new Promise<Response>((resolve, reject) => {
       let target: ParsedTarget;
       try {
-        target = parseTarget(String(url));
+        target = guardedTarget(String(url), options.allowPrivate);
       } catch (error) {
         reject(error);
-        return;
-      }
-      if (!options.allowPrivate && target.ipLiteral !== undefined && isBlockedAddress(target.ipLiteral)) {
-        reject(blockedError(target.host, target.ipLiteral));
         return;
       }
       const signal = init.signal ?? undefined;
