@@ -1,12 +1,8 @@
 import type { EventType } from '../events.js';
 import type { TFeatureType } from './schemas.js';
 
-/**
- * Event types the activity projection logs; `activity.add` is the API's own record, never projected again, and webhook
- * delivery reports are not activity. Agent runs reach webhooks only for now: the specification's activity feature types
- * have none for them, and the suggestion threads a run leaves are logged as comment activity.
- */
-export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted' | 'agent.execution.started' | 'agent.execution.completed'>;
+/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again, and webhook delivery reports are not activity. */
+export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted'>;
 
 /**
  * Which activity config trigger governs each domain event, as
@@ -28,6 +24,9 @@ export const ACTIVITY_TRIGGERS = {
   'comment.reaction_delete': ['reaction', 'deleted'],
   'recorder.done': ['recorder', 'done'],
   'crdt.update_data': ['crdt', 'updated'],
+  // The specification's feature types have none for agents: their runs are the application's `custom` activity.
+  'agent.execution.started': ['custom', 'agentRunStarted'],
+  'agent.execution.completed': ['custom', 'agentRunEnded'],
 } as const satisfies Record<ProjectedEventType, readonly [TFeatureType, string]>;
 
 export const PROJECTED_EVENT_TYPES = Object.keys(ACTIVITY_TRIGGERS) as ProjectedEventType[];

@@ -58,19 +58,27 @@ describe.skipIf(!clusterReady)('migrations when processes start together', () =>
 
 describe.skipIf(!clusterReady)('a process starting while another one is still migrating', () => {
   it('waits for it however long its migration takes, then comes up without applying anything again', async () => {
-    // A database one migration behind, whose last migration will wait for a lock the test
-    // holds, as a migration waits behind a long transaction during a rolling deploy.
+    // A database behind by the newest migration that changes a table already there (the last ones may only
+    // create tables of their own), which will wait for a lock the test holds, as a migration waits behind a
+    // long transaction during a rolling deploy.
     const database = await createTestDatabase({ empty: true });
     databases.push(database);
     const all = readMigrationsList(migrationsDirFor('postgresql'));
-    const last = all.migrationDirectories.at(-1)!;
-    // The last migration's first statement on a table (an index or a change of the table): the test holds
-    // that table locked so that the migration waits.
-    const touched = /(?:CREATE (?:UNIQUE )?INDEX "[^"]+" ON|ALTER TABLE) "([^"]+)"/.exec(last.migrationFile.content.tag === 'ok' ? last.migrationFile.content.value : '');
-    expect(touched, `the last migration (${last.path}) creates an index or alters a table`).not.toBeNull();
-    const [, table] = touched!;
+    const sqlOf = (index: number) => {
+      const content = all.migrationDirectories[index]!.migrationFile.content;
+      return content.tag === 'ok' ? content.value : '';
+    };
+    // A migration's first statement on a table it did not create (an index or a change of the table).
+    const touchedBy = (sql: string) => {
+      const created = new Set([...sql.matchAll(/CREATE TABLE "([^"]+)"/g)].map((m) => m[1]));
+      return [...sql.matchAll(/(?:CREATE (?:UNIQUE )?INDEX "[^"]+" ON|ALTER TABLE) "([^"]+)"/g)].map((m) => m[1]!).find((name) => !created.has(name));
+    };
+    let at = all.migrationDirectories.length - 1;
+    while (at > 0 && touchedBy(sqlOf(at)) === undefined) at--;
+    const table = touchedBy(sqlOf(at));
+    expect(table, 'a migration that creates an index on, or alters, a table it did not create').toBeDefined();
     await withEngineFor(database.url, (engine) =>
-      engine.applyMigrations({ migrationsList: { ...all, migrationDirectories: all.migrationDirectories.slice(0, -1) }, filters: NO_FILTERS }),
+      engine.applyMigrations({ migrationsList: { ...all, migrationDirectories: all.migrationDirectories.slice(0, at) }, filters: NO_FILTERS }),
     );
     const env = clusterEnv({ DATABASE_URL: database.url, COLLAB_DATA_DIR: database.dataDir, JOB_POLL_INTERVAL_MS: '0', WEBHOOK_POLL_INTERVAL_MS: '0' });
 

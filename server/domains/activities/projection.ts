@@ -1,4 +1,5 @@
 import { ACTIVITY_TRIGGERS, type ProjectedEventType } from '../../../contract/activities/triggers.js';
+import type { TAgentExecution } from '../../../contract/agents/executions.js';
 import type { TCommentAnnotation } from '../../../contract/comments/schemas.js';
 import type { TUserRef } from '../../../contract/common/content.js';
 import type { EventPayload } from '../../../contract/events.js';
@@ -16,6 +17,14 @@ interface Described {
   template: string;
   data: Record<string, unknown>;
 }
+
+/** A run is on its document, by whoever started it (`ranBy`), or by the agent when nobody was named. */
+const onRun = (execution: TAgentExecution) => ({
+  organizationId: execution.metadata.organizationId,
+  documentId: execution.metadata.documentId,
+  targetEntityId: execution.id,
+  author: execution.ranBy ?? { userId: `agent:${execution.agentId}`, name: execution.agentName },
+});
 
 const onThread = (annotation: TCommentAnnotation) => ({
   organizationId: annotation.organizationId,
@@ -108,6 +117,16 @@ const DESCRIBE: { [T in ProjectedEventType]: (payload: EventPayload<T>, event: D
     author: recording.from,
     template: '{{actionUser.name}} added a {{recordingType}} recording ({{duration}})',
     data: { recordingType: recording.recordingType, duration: recording.recordedTime.display },
+  }),
+  'agent.execution.started': ({ execution }) => ({
+    ...onRun(execution),
+    template: '{{actionUser.name}} started a run of agent {{agentName}}',
+    data: { agentName: execution.agentName },
+  }),
+  'agent.execution.completed': ({ execution }) => ({
+    ...onRun(execution),
+    template: 'A run of agent {{agentName}} ended {{status}}',
+    data: { agentName: execution.agentName, status: execution.status },
   }),
 };
 

@@ -2,6 +2,7 @@
 // event's own transaction when the activity config logs them. Events are
 // published here the way the comments and recordings domains publish them
 // (inside a unit of work, payloads as contract/events.ts defines them).
+import type { TAgentExecution } from '../../../contract/agents/executions.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIVITY_TRIGGERS, PROJECTED_EVENT_TYPES, type ProjectedEventType } from '../../../contract/activities/triggers.js';
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
@@ -52,6 +53,37 @@ const recording: TRecording = {
   createdAt: T0,
 };
 
+const execution: TAgentExecution = {
+  id: 'aex-1',
+  agentId: 'broken-links',
+  agentName: 'Broken Links',
+  agentVersion: null,
+  metadata: { organizationId: ORG, documentId: DOC },
+  config: { seedUrl: 'https://www.example.com/', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
+  status: 'passed',
+  startedAt: T0,
+  completedAt: T0,
+  durationMs: 0,
+  error: null,
+  trigger: 'standalone',
+  workflowExecutionId: null,
+  previousExecutionId: null,
+  ranBy: null,
+  resultsSummary: {
+    totalFindings: 0,
+    totalAnnotationsCreated: 0,
+    urlsProcessed: 1,
+    urlsWithFindings: 0,
+    urlsErrored: 0,
+    erroredUrls: [],
+    severityCounts: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+    findings: [],
+    summary: '1 page processed, no findings.',
+  },
+  llmModel: null,
+  tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+};
+
 /** A valid payload of every event type the projection handles. */
 const PAYLOADS: { [T in ProjectedEventType]: EventPayload<T> } = {
   'comment_annotation.add': { annotation },
@@ -66,6 +98,8 @@ const PAYLOADS: { [T in ProjectedEventType]: EventPayload<T> } = {
   'comment.reaction_delete': { annotation, comment, reaction },
   'recorder.done': { recording },
   'crdt.update_data': { editorId: 'ann-1', type: 'text', contentKey: 'content', lastUpdated: T0, updatedBy: ada },
+  'agent.execution.started': { execution: { ...execution, status: 'running', completedAt: null, durationMs: null } },
+  'agent.execution.completed': { execution },
 };
 
 async function publish<T extends EventType>(type: T, payload: EventPayload<T>, actor: { userId: string; name?: string } | null = ada) {
@@ -99,9 +133,9 @@ describe('the activity projection', () => {
     for (const type of PROJECTED_EVENT_TYPES) await publish(type, PAYLOADS[type] as never);
     const records = await logs();
     expect(records.map((r) => [r.actionType, r.featureType, r.targetEntityId])).toEqual(
-      PROJECTED_EVENT_TYPES.map((type) => [type, ACTIVITY_TRIGGERS[type][0], type === 'recorder.done' ? 'rec-1' : 'ann-1']),
+      PROJECTED_EVENT_TYPES.map((type) => [type, ACTIVITY_TRIGGERS[type][0], type === 'recorder.done' ? 'rec-1' : type.startsWith('agent.') ? 'aex-1' : 'ann-1']),
     );
-    expect(new Set(records.map((r) => r.featureType))).toEqual(new Set(['comment', 'reaction', 'recorder', 'crdt']));
+    expect(new Set(records.map((r) => r.featureType))).toEqual(new Set(['comment', 'reaction', 'recorder', 'crdt', 'custom']));
     for (const r of records) {
       expect(r.actionUser).toEqual(ada);
       expect(r.metadata).toEqual({ apiKey: ws.apiKey, organizationId: ORG, documentId: DOC });
