@@ -104,6 +104,8 @@ interface ClaimedRow {
   kind: string;
   payload: string;
   attempts: number | bigint;
+  /** The lease the claim set (ms). */
+  leaseMs?: number;
 }
 
 const DEFAULT_LEASE_MS = 60_000;
@@ -126,7 +128,11 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
   async function claim(kinds: readonly string[]): Promise<ClaimedRow | null> {
     if (kinds.length === 0) return null;
     const now = clock.nowMs();
-    const lease = now + DEFAULT_LEASE_MS; // renewed to the kind's own lease right after the claim
+    // The shortest lease of the kinds claimed, renewed to the claimed kind's own right after: a worker that
+    // dies in between leaves the job to others no later than its kind allows (a clock moved between the
+    // claim and that renewal cannot leave it held past its own lease).
+    const leaseMs = Math.min(...kinds.map((kind) => defs.get(kind)?.leaseMs ?? DEFAULT_LEASE_MS));
+    const lease = now + leaseMs;
     const postgres = providerOfClient(db) === 'postgresql';
     const { params, bind } = rawParams(db);
     // One statement: of two racing workers one updates the row, the other zero rows.
@@ -136,7 +142,7 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       AND "state" IN ('pending', 'running') AND COALESCE("leaseUntil", 0) < ${bind(now)}
       RETURNING "id", "kind", "payload", "attempts"`;
     const rows = await db.$queryRawUnsafe<ClaimedRow[]>(sql, ...params);
-    return rows[0] ?? null;
+    return rows[0] === undefined ? null : { ...rows[0], leaseMs };
   }
 
   async function runOne(row: ClaimedRow): Promise<void> {
@@ -165,7 +171,8 @@ export function createJobs(deps: { db: Db; uow: UnitOfWork; ids: Ids; clock: Clo
       });
       if (count === 0) controller.abort(new Error('lease lost'));
     };
-    await renew();
+    // The claim set the shortest lease of its kinds: this kind's own unless another is shorter.
+    if (row.leaseMs !== leaseMs) await renew();
     const heartbeat = setInterval(() => void renew().catch(() => undefined), Math.max(1000, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     try {
