@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKFLOW_EVENT_TYPES, ZWorkflowEvent, type WorkflowEventType } from './workflows/schemas.js';
 import { ZActivity } from './activities/schemas.js';
 import { ZAgentExecution } from './agents/executions.js';
 import { ZComment, ZCommentAnnotation, ZReaction } from './comments/schemas.js';
@@ -39,6 +40,8 @@ export const EVENT_PAYLOADS = {
   // An agent run: when Run Agent starts it, and when it ends (any final status, cancelled included).
   'agent.execution.started': z.object({ execution: ZAgentExecution }),
   'agent.execution.completed': z.object({ execution: ZAgentExecution }),
+  // Approval workflows: every event of an execution's log (Get Workflow Execution Events), the same event as the log has it.
+  ...(Object.fromEntries(WORKFLOW_EVENT_TYPES.map((type) => [type, ZWorkflowEvent])) as Record<WorkflowEventType, typeof ZWorkflowEvent>),
   // Emitted by webhook delivery when every try of a message to an endpoint failed. Delivered like any
   // event, except to the endpoint it is about; its own exhaustion emits nothing (no loops).
   'message.attempt.exhausted': z.object({

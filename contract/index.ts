@@ -60,6 +60,9 @@ import { createAgent, deleteAgent, getAgents, updateAgent } from './agents/agent
 import { createAgentGroup, deleteAgentGroup, getAgentGroups, updateAgentGroup } from './agents/groups.js';
 import { getAgentVersion, getAgentVersions, restoreAgentVersion, updateAgentVersion } from './agents/versions.js';
 import { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from './agents/prompts.js';
+import { createWorkflowDefinition, deleteWorkflowDefinition, getWorkflowDefinition, listWorkflowDefinitions, updateWorkflowDefinition } from './workflows/definitions.js';
+import { cancelWorkflowExecution, dispatchWorkflowExecution, getWorkflowExecution, getWorkflowExecutionEvents, listWorkflowExecutions } from './workflows/executions.js';
+import { cancelWorkflowStep, recordWorkflowAgentResolution, recordWorkflowReviewerDecision, resolveWorkflowStep } from './workflows/steps.js';
 import { cancelAgentExecution, countAgentExecutions, getAgentAnalytics, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
 
 const c = initContract();
@@ -243,6 +246,30 @@ const agentPrompts = c.router({
     validateAgentPrompt,
 });
 
+// Approval workflows: definitions, their executions, and what reviewers and operators do to steps.
+const workflowDefinitions = c.router({
+  createWorkflowDefinition,
+  updateWorkflowDefinition,
+  getWorkflowDefinition,
+  listWorkflowDefinitions,
+  deleteWorkflowDefinition,
+});
+
+const workflowExecutions = c.router({
+  dispatchWorkflowExecution,
+  getWorkflowExecution,
+  listWorkflowExecutions,
+  cancelWorkflowExecution,
+  getWorkflowExecutionEvents,
+});
+
+const workflowSteps = c.router({
+  recordWorkflowReviewerDecision,
+  resolveWorkflowStep,
+  cancelWorkflowStep,
+  recordWorkflowAgentResolution,
+});
+
 /** The contract's shape, group by group (see above). */
 export type Contract = {
   workspace: typeof workspace;
@@ -264,9 +291,12 @@ export type Contract = {
   agents: typeof agents;
   agentRuns: typeof agentRuns;
   agentPrompts: typeof agentPrompts;
+  workflowDefinitions: typeof workflowDefinitions;
+  workflowExecutions: typeof workflowExecutions;
+  workflowSteps: typeof workflowSteps;
 };
 
 /** Every operation of the service, and nothing else. Leaf keys are the OpenAPI operationIds (unique across groups). */
-export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory, agents, agentRuns, agentPrompts });
+export const contract: Contract = c.router({ workspace, permissions, users, organizations, comments, notifications, activities, recordings, userData, migrations, crdt, liveState, presence, webhooks, ai, memory, agents, agentRuns, agentPrompts, workflowDefinitions, workflowExecutions, workflowSteps });
 export * from './common/errors.js';
 export * from './common/envelope.js';

@@ -44,6 +44,9 @@ const TAGS: Record<keyof Contract, string> = {
   agents: 'Configurable AI agents: built-in agents in every application, custom agents with versioned behavioral configurations (secrets encrypted and redacted), ordered agent groups, and restoring an earlier version.',
   agentRuns: 'Agent runs: an agent run on a page (or a crawl from it) for a document in the background, its findings left as suggestion threads; reads, counts, cancel and analytics of runs (docs/agents.md).',
   agentPrompts: "Prompt tools: an agent's instructions enhanced, refined or validated by the application's own AI provider.",
+  workflowDefinitions: 'Approval workflows: definitions (agent gates, human reviews, notifications, webhooks; edges, quorum groups and loops), versioned and checked as a whole (docs/workflows.md).',
+  workflowExecutions: 'Approval workflow executions: dispatch, read, list and cancel runs of a definition, and their event log.',
+  workflowSteps: "Approval workflow steps: reviewers' decisions, operators' overrides and cancels, and resolutions of blocking agent steps.",
 };
 
 type Operation = Record<string, any>;

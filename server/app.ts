@@ -23,6 +23,7 @@ import { webhooksRouter } from './domains/webhooks/router.js';
 import { aiRouter } from './domains/ai/router.js';
 import { memoryRouter } from './domains/memory/router.js';
 import { agentPromptsRouter, agentRunsRouter, agentsRouter } from './domains/agents/router.js';
+import { workflowDefinitionsRouter, workflowExecutionsRouter, workflowStepsRouter } from './domains/workflows/router.js';
 import { authenticate } from './http/authenticate.js';
 import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
@@ -131,6 +132,9 @@ export function createApp(deps: AppDeps): Express {
     agents: agentsRouter({ agents: deps.services.agents, groups: deps.services.agentGroups }),
     agentRuns: agentRunsRouter({ runs: deps.services.agentRuns, analytics: deps.services.agentAnalytics }),
     agentPrompts: agentPromptsRouter(deps.services.agentPrompts),
+    workflowDefinitions: workflowDefinitionsRouter(deps.services.workflowDefinitions),
+    workflowExecutions: workflowExecutionsRouter(deps.services.workflowExecutions),
+    workflowSteps: workflowStepsRouter(deps.services.workflowSteps),
   }), deps.config.responseValidation);
   const operations = operationDispatch();
   createExpressEndpoints(contract, router, operations.collector as Express, {

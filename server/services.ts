@@ -24,6 +24,7 @@ import { userDataModule } from './domains/user-data/module.js';
 import { usersModule } from './domains/users/module.js';
 import { webhooksModule } from './domains/webhooks/module.js';
 import { workspaceModule } from './domains/workspace/module.js';
+import { workflowsModule } from './domains/workflows/module.js';
 import { nowSeconds, type Clock } from './lib/clock.js';
 import type { Sealer } from './lib/crypto.js';
 import { createIds } from './lib/ids.js';
@@ -151,10 +152,17 @@ export function createServices(deps: CoreDeps) {
     suggestions: suggestionsThrough(comments.services.agentSuggestions),
     stages: runStages,
   });
+  const workflows = workflowsModule(p, {
+    access: access.shared,
+    agentRuns: agents.services.agentRuns,
+    agentExists: agents.shared.agentExists,
+    notifications: notifications.services.notifications,
+    apiKeyOf: (apiKeyId) => accounts.services.accounts.apiKeyOf(apiKeyId),
+  });
 
   const modules: DomainModule[] = [
     accounts, workspace, access, eventLog, organizations, users, permissions, comments, notifications,
-    userData, migrations, activities, recordings, crdt, liveState, presence, webhooks, ai, memory, agents,
+    userData, migrations, activities, recordings, crdt, liveState, presence, webhooks, ai, memory, agents, workflows,
   ];
   for (const module of modules) {
     for (const entry of module.ownedData ?? []) owned.register(entry);
@@ -210,6 +218,7 @@ export function createServices(deps: CoreDeps) {
     ...ai.services,
     ...memory.services,
     ...agents.services,
+    ...workflows.services,
   };
 }
 

@@ -102,6 +102,7 @@ export const ZAgentNodeConfig = z
       .max(MAX_AGENT_MAX_RUNTIME_MS)
       .optional()
       .describe(`Past it the run is cancelled and the step fails (\`agent-timeout\`); default ${DEFAULT_AGENT_MAX_RUNTIME_MS} ms.`),
+    blocking: z.boolean().optional().describe('When the run ends the step waits (`waiting`, its outcome as `output.proposedDecision`) for Record Agent Resolution to accept or override it; default false: the outcome decides at once.'),
     pollIntervalMs: z.number().int().min(5000).max(60_000).optional().describe('Accepted for the hosted service\'s definitions; no effect here (the step resumes when the run ends, without polling).'),
   })
   .strict();
@@ -127,10 +128,8 @@ export const ZHumanNodeConfig = z
 
 export const ZNotificationNodeConfig = z
   .object({
-    channel: z.literal('email').optional().describe('Accepted for the hosted service\'s definitions; where the message goes follows `userIds` and `recipients`.'),
-    userIds: z.array(ZId).min(1).max(MAX_RECIPIENTS).optional().describe('Users of the run\'s organization: an inbox notification each, and an email per their notification config.'),
-    recipients: z.array(z.string().email().max(320)).min(1).max(MAX_RECIPIENTS).optional().describe('Email addresses, sent through the application\'s email configuration.'),
-    subjectTemplate: z.string().max(2000).optional(),
+    userIds: z.array(ZId).min(1).max(MAX_RECIPIENTS).describe('Users of the run\'s organization: an inbox notification each (those who cannot read the run\'s document, or whose inbox config is NONE, are left out).'),
+    subjectTemplate: z.string().max(2000).optional().describe('The notification\'s headline; default the definition\'s name.'),
     bodyTemplate: z.string().min(1).max(16_000).describe('`{{input.x}}` (the previous step\'s output), `{{execution.triggerContext.x}}`, `{{step.nodeId}}`; a missing value renders empty, an object as JSON.'),
   })
   .strict();
@@ -219,29 +218,29 @@ export const ZWorkflowTrigger = named(
 );
 export type TWorkflowTrigger = z.infer<typeof ZWorkflowTrigger>;
 
-export const ZWebhookConfig = named(
-  'WorkflowWebhookConfig',
-  z
-    .object({
-      url: ZHttpsUrl,
-      secret: z
-        .string()
-        .min(16)
-        .max(512)
-        .optional()
-        .describe(`Signs the deliveries (Standard Webhooks). Left out: generated (\`whsec_…\`) and shown once in the response; \`${REDACTED}\` on reads and, sent back, keeps the stored one.`),
-      eventTypes: z.array(z.enum(WORKFLOW_EVENT_TYPES)).min(1).max(50).optional().describe('Only these event types; default all.'),
-    })
-    .strict(),
-);
+const webhookConfig = z
+  .object({
+    url: ZHttpsUrl,
+    secret: z
+      .string()
+      .min(16)
+      .max(512)
+      .optional()
+      .describe(`Signs the deliveries (Standard Webhooks). Left out: generated (\`whsec_…\`) and shown once in the response; \`${REDACTED}\` on reads and, sent back, keeps the stored one.`),
+    eventTypes: z.array(z.enum(WORKFLOW_EVENT_TYPES)).min(1).max(50).optional().describe('Only these event types; default all.'),
+  })
+  .strict();
+export const ZWebhookConfig = named('WorkflowWebhookConfig', webhookConfig);
+/** The same, where it may be null (OpenAPI 3.0 has no nullable reference). */
+const ZWebhookConfigOrNull = named('WorkflowWebhookConfigOrNull', webhookConfig.nullable());
 
 export const ZScope = named(
   'WorkflowScope',
   z
     .object({
       level: z.enum(SCOPE_LEVELS),
-      organizationId: ZId.optional(),
-      documentId: ZId.optional(),
+      organizationId: ZId.nullable().optional().describe('Required by `organization` and `document`; null as reads show it is the same as left out.'),
+      documentId: ZId.nullable().optional().describe('Required by `document`.'),
     })
     .strict(),
 );
@@ -304,7 +303,7 @@ export const ZWorkflowDefinition = named(
     groups: z.array(ZWorkflowGroup).nullable(),
     compiled: ZCompiledGraph,
     triggers: z.array(ZWorkflowTrigger).nullable(),
-    webhookConfig: ZWebhookConfig.nullable(),
+    webhookConfig: ZWebhookConfigOrNull,
     tags: z.array(z.string()).nullable(),
     custom: ZJsonObject.nullable(),
     createdAt: z.number().int(),

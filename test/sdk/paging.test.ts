@@ -31,6 +31,8 @@ const PAGED = [
   'memory.getJudgments',
   'agents.getAgentVersions',
   'agentRuns.listAgentExecutions',
+  'workflowDefinitions.listWorkflowDefinitions',
+  'workflowExecutions.listWorkflowExecutions',
 ] as const satisfies readonly PagedName[];
 const missing: [Exclude<PagedName, (typeof PAGED)[number]>] extends [never] ? true : false = true;
 

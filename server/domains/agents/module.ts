@@ -1,6 +1,7 @@
 import type { DomainModule, Platform } from '../../platform/module.js';
 import type { Access } from '../access/module.js';
 import type { AiService } from '../ai/service.js';
+import { builtinAgent } from './builtins.js';
 import { createAgentGroups } from './services/groups.js';
 import type { AgentLimits } from './limits.js';
 import { createAgentsRepo } from './repos/agents.js';
@@ -73,6 +74,8 @@ export function agentsModule(
   const agentGroups = createAgentGroups({ repo, uow: p.uow, ids: p.ids, clock: p.clock, limits: deps.limits });
   return {
     services: { agents, agentGroups, agentRuns, agentAnalytics: createAgentAnalytics({ repo: runsRepo }), agentPrompts: createPromptTools({ ai: deps.ai }) },
+    /** For the workflows domain: whether an agent node names an agent the application has. */
+    shared: { agentExists: async (apiKeyId: string, agentId: string) => builtinAgent(agentId) !== undefined || (await repo.findAgent(apiKeyId, agentId)) !== null },
     ownedData: [runsOwnedData(runsRepo)],
     sealed: [{ table: 'AgentVersion', key: ['apiKeyId', 'agentId', 'version'], column: 'config', leaves: resealStoredConfig }],
   } satisfies DomainModule;

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { operation, resultOf } from '../common/envelope.js';
+import { ZId } from '../access/schemas.js';
+import { DECISIONS, STEP_STATUSES, ZActorId, ZExecutionId, ZStepId } from './schemas.js';
+
+export const RESOLVE_ACTIONS = ['force-approve', 'force-reject', 'force-complete', 'force-fail', 'reviewer-approve', 'reviewer-reject'] as const;
+
+const EXECUTION = 'wfx_01JDQ3M8X9T2V5B8A7C4E6G0RN';
+const STEP = 'step_lead-review_2';
+
+export const recordWorkflowReviewerDecision = operation({
+  path: '/v2/workflow/steps/recordReviewerDecision',
+  summary: 'Record Workflow Reviewer Decision',
+  description:
+    'One reviewer\'s decision on a waiting human step. The step approves once every mandatory reviewer approved (with none mandatory, on the first approval) and rejects on any reject; then its edges are taken. `aggregatorStatus`: `pending` (more decisions needed), `resolved` (approved) or `rejected`. PERMISSION_DENIED for a user who is not one of the step\'s reviewers; ALREADY_EXISTS for a reviewer\'s second decision; FAILED_PRECONDITION for a step that is not a human step or not waiting (already decided, breached, cancelled); NOT_FOUND for an unknown execution or step.',
+  data: z
+    .object({
+      executionId: ZExecutionId,
+      stepId: ZStepId,
+      reviewerId: ZId,
+      decision: z.enum(DECISIONS),
+      reason: z.string().max(2000).optional(),
+    })
+    .strict(),
+  result: resultOf(z.object({ recorded: z.literal(true), aggregatorStatus: z.enum(['pending', 'resolved', 'rejected']), stepStatus: z.enum(STEP_STATUSES) })),
+  example: {
+    data: { executionId: EXECUTION, stepId: STEP, reviewerId: 'user-ana', decision: 'approve', reason: 'Numbers check out.' },
+    result: { status: 'success', message: 'Reviewer decision recorded.', data: { recorded: true, aggregatorStatus: 'resolved', stepStatus: 'completed' } },
+  },
+});
+
+export const resolveWorkflowStep = operation({
+  path: '/v2/workflow/steps/resolve',
+  summary: 'Resolve Workflow Step',
+  description:
+    'An override of a step that has not ended, recorded as such (`output.overriddenBy`, `output.overrideAction`, and the step\'s event carries them). `force-approve` / `force-reject`: a waiting step of any type completes with that decision; `force-complete`: a running or waiting step completes with `output` (its `decision` key, approve or reject, routes it); `force-fail`: it fails (its `always` and failure routes are taken); `reviewer-approve` / `reviewer-reject`: as the first two, for a human step, by one of its reviewers (PERMISSION_DENIED otherwise). `decision`, `approved`, `overriddenBy`, `overrideAction` and `overriddenAt` in `output` are the server\'s. FAILED_PRECONDITION for a step in a state the action does not take; NOT_FOUND for an unknown execution or step.',
+  data: z
+    .object({
+      executionId: ZExecutionId,
+      stepId: ZStepId,
+      action: z.enum(RESOLVE_ACTIONS),
+      actorId: ZActorId,
+      output: z.record(z.unknown()).optional(),
+      reason: z.string().max(2000).optional(),
+    })
+    .strict(),
+  result: resultOf(z.object({ resolved: z.literal(true), executionId: z.string(), stepId: z.string(), action: z.enum(RESOLVE_ACTIONS), stepStatus: z.enum(STEP_STATUSES) })),
+  example: {
+    data: { executionId: EXECUTION, stepId: STEP, action: 'force-approve', actorId: 'ops-jane', reason: 'Reviewer on leave; approved by the team lead.' },
+    result: { status: 'success', message: 'Workflow step resolved.', data: { resolved: true, executionId: EXECUTION, stepId: STEP, action: 'force-approve', stepStatus: 'completed' } },
+  },
+});
+
+export const cancelWorkflowStep = operation({
+  path: '/v2/workflow/steps/cancel',
+  summary: 'Cancel Workflow Step',
+  description: 'Cancels one step that has not ended (a running agent run with it): no edge is taken from it, its siblings go on; `step.cancelled` carries `actorId` and `reason`. FAILED_PRECONDITION for a step that already ended; NOT_FOUND for an unknown execution or step.',
+  data: z.object({ executionId: ZExecutionId, stepId: ZStepId, actorId: ZActorId, reason: z.string().max(500).optional() }).strict(),
+  result: resultOf(z.object({ cancelled: z.literal(true), executionId: z.string(), stepId: z.string() })),
+  example: {
+    data: { executionId: EXECUTION, stepId: STEP, actorId: 'ops-jane', reason: 'Reviewer unavailable' },
+    result: { status: 'success', message: 'Workflow step cancelled.', data: { cancelled: true, executionId: EXECUTION, stepId: STEP } },
+  },
+});
+
+export const recordWorkflowAgentResolution = operation({
+  path: '/v2/workflow/steps/recordAgentResolution',
+  summary: 'Record Workflow Agent Resolution',
+  description:
+    'A reviewer\'s word on a blocking agent step (`config.blocking: true`) whose run ended: `accept` takes the run\'s outcome (`output.proposedDecision`), `override` takes `decision` instead (required then). The step completes with that decision and `output.resolvedBy`. FAILED_PRECONDITION for a step that is not a blocking agent step waiting for its resolution (its run still going included); NOT_FOUND for an unknown execution or step.',
+  data: z
+    .object({
+      executionId: ZExecutionId,
+      stepId: ZStepId,
+      actorId: ZActorId,
+      resolution: z.enum(['accept', 'override']),
+      decision: z.enum(DECISIONS).optional(),
+      reason: z.string().max(2000).optional(),
+    })
+    .strict()
+    .superRefine((data, ctx) => {
+      if (data.resolution === 'override' && data.decision === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['decision'], message: 'is required with resolution "override"' });
+    }),
+  result: resultOf(z.object({ recorded: z.literal(true), decision: z.enum(DECISIONS), stepStatus: z.enum(STEP_STATUSES) })),
+  example: {
+    data: { executionId: EXECUTION, stepId: 'step_brand-check_1', actorId: 'user-ana', resolution: 'override', decision: 'approve', reason: 'The flagged link is intentional.' },
+    result: { status: 'success', message: 'Agent resolution recorded.', data: { recorded: true, decision: 'approve', stepStatus: 'completed' } },
+  },
+});

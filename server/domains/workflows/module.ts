@@ -1,0 +1,127 @@
+import { projection } from '../../platform/module.js';
+import type { DomainModule, Platform } from '../../platform/module.js';
+import type { DomainEvent } from '../../platform/events.js';
+import type { Access } from '../access/module.js';
+import type { NotificationsService } from '../notifications/service.js';
+import type { RunsService } from '../agents/services/runs.js';
+import { createTransitions } from './engine/engine.js';
+import { createRunner } from './engine/runner.js';
+import { createRuntimes } from './engine/runtimes.js';
+import { createDefinitionsRepo } from './repos/definitions.js';
+import { createExecutionsOwnership, createExecutionsRepo } from './repos/executions.js';
+import { createDefinitionsService } from './services/definitions.js';
+import { createExecutionsService } from './services/executions.js';
+import { createStepsService } from './services/steps.js';
+import { workflowsOwnedData } from './owned-data.js';
+
+/**
+ * Approval workflows: definitions (versioned graphs of agent, human and
+ * notification nodes, edges, quorum groups and loops), executions walked
+ * by durable jobs one transition at a time, their event log (also published
+ * as domain events, so the advanced webhooks carry them), and the
+ * reviewers' and operators' operations on steps.
+ */
+export function workflowsModule(
+  p: Platform,
+  deps: {
+    access: Access;
+    agentRuns: Pick<RunsService, 'runAgent' | 'getAgentExecution' | 'cancelAgentExecution'>;
+    agentExists(apiKeyId: string, agentId: string): Promise<boolean>;
+    notifications: Pick<NotificationsService, 'addNotification'>;
+    apiKeyOf(apiKeyId: string): Promise<string>;
+  },
+) {
+  const definitionsRepo = createDefinitionsRepo(p.db);
+  const repo = createExecutionsRepo(p.db);
+  const runtimes = createRuntimes(definitionsRepo);
+  let jobDefs: ReturnType<ReturnType<typeof createRunner>['define']> | undefined;
+  const transitions = createTransitions({
+    repo,
+    runtimes,
+    uow: p.uow,
+    jobs: p.jobs,
+    events: p.events,
+    clock: p.clock,
+    log: p.logger,
+    jobDefs: () => jobDefs!,
+    async cancelAgentRun(apiKeyId, agentExecutionId) {
+      const app = { apiKeyId, apiKey: await deps.apiKeyOf(apiKeyId) };
+      await deps.agentRuns.cancelAgentExecution(app, { executionId: agentExecutionId }).catch(() => undefined);
+    },
+  });
+  const runner = createRunner({
+    repo,
+    runtimes,
+    transitions,
+    jobs: p.jobs,
+    apiKeyOf: deps.apiKeyOf,
+    agents: {
+      run: async (app, input) => deps.agentRuns.runAgent(app, input),
+      async outcome(apiKeyId, agentExecutionId) {
+        const app = { apiKeyId, apiKey: await deps.apiKeyOf(apiKeyId) };
+        const { execution } = await deps.agentRuns.getAgentExecution(app, { executionId: agentExecutionId }).catch(() => ({ execution: null }));
+        if (execution === null) return null;
+        return { status: execution.status, summary: execution.resultsSummary as unknown as Record<string, unknown>, durationMs: execution.durationMs, error: execution.error };
+      },
+    },
+    async notify(app, input) {
+      const { notifyUsersByUserId } = await deps.notifications.addNotification(app, {
+        organizationId: input.organizationId,
+        ...(input.documentId === null ? {} : { documentId: input.documentId }),
+        notifyUsers: input.userIds,
+        displayHeadlineMessageTemplate: '{headline}',
+        displayHeadlineMessageTemplateData: { headline: input.headline.slice(0, 4096) },
+        ...(input.body === null ? {} : { displayBodyMessage: input.body.slice(0, 16_384) }),
+        notificationSourceData: input.sourceData,
+      });
+      return { reached: Object.keys(notifyUsersByUserId) };
+    },
+  });
+  jobDefs = runner.define(p.jobs);
+
+  const documents = deps.access.repos.documents;
+  const organizations = deps.access.repos.organizations;
+  const workflowDefinitions = createDefinitionsService({
+    repo: definitionsRepo,
+    runtimes,
+    uow: p.uow,
+    clock: p.clock,
+    pageTokens: p.pageTokens,
+    async knownAgents(app, agentIds) {
+      const known = new Set<string>();
+      for (const agentId of new Set(agentIds)) if (await deps.agentExists(app.apiKeyId, agentId)) known.add(agentId);
+      return known;
+    },
+  });
+  const workflowExecutions = createExecutionsService({
+    repo,
+    definitions: definitionsRepo,
+    runtimes,
+    transitions,
+    uow: p.uow,
+    clock: p.clock,
+    ids: p.ids,
+    pageTokens: p.pageTokens,
+    async placeExists(app, organizationId, documentId) {
+      if (documentId !== null) return (await documents.findDocument(app.apiKeyId, organizationId, documentId)) !== null;
+      return (await organizations.findOrganization(app.apiKeyId, organizationId)) !== null;
+    },
+  });
+  const workflowSteps = createStepsService({ repo, transitions });
+
+  // An agent step waits for its run: the run's end (in the agents domain's transaction) enqueues the job that ends the step.
+  const agentRunEnded = projection(['agent.execution.completed'], 'workflow agent steps', async (raw) => {
+    const event = raw as DomainEvent<'agent.execution.completed'>;
+    const { execution } = event.payload;
+    if (execution.trigger !== 'workflow' || execution.workflowExecutionId === null) return;
+    const step = await repo.stepOfAgentRun(event.apiKeyId, execution.id);
+    if (step === null) return;
+    await p.jobs.enqueue(jobDefs!.agentDone, { apiKeyId: event.apiKeyId, executionId: step.executionId, stepId: step.stepId }, { apiKeyId: event.apiKeyId, key: `wf-agent-done:${execution.id}` });
+  });
+
+  return {
+    services: { workflowDefinitions, workflowExecutions, workflowSteps },
+    ownedData: [workflowsOwnedData(createExecutionsOwnership(p.db))],
+    projections: [agentRunEnded],
+  } satisfies DomainModule;
+}
