@@ -421,6 +421,12 @@ export interface GetResourceOptions {
   headers?: Record<string, string>;
   /** Default 5. */
   maxRedirects?: number;
+  /**
+   * Default true. False: a redirect comes back as its 3xx answer, Location
+   * in `headers` and no body read, for a caller that follows it itself
+   * (the browser's main document: the page must know where it ended up).
+   */
+  followRedirects?: boolean;
   /** HEAD reads no body (a link check). Default GET. */
   method?: 'GET' | 'HEAD';
 }
@@ -449,10 +455,11 @@ const ACCEPT_ENCODING = 'gzip, deflate, br';
 const CROSS_ORIGIN_HEADERS = new Set(['user-agent', 'accept', 'accept-language']);
 
 /**
- * GETs a URL through the address guard, following redirects by hand so that
- * each hop goes through the guard again (an IP literal checked before
- * connecting, a host name at connect time): a public page cannot redirect us
- * to an internal address. Rejects with OutboundError only.
+ * GETs a URL through the address guard (an IP literal checked before
+ * connecting, a host name at connect time). Redirects are followed by hand,
+ * so that each hop goes through the guard again and a public page cannot
+ * redirect us to an internal address; with followRedirects false the first
+ * one comes back instead. Rejects with OutboundError only.
  */
 export async function getResource(url: string, options: GetResourceOptions): Promise<GetResourceResult> {
   const deadline = performance.now() + options.timeoutMs;
@@ -464,7 +471,7 @@ export async function getResource(url: string, options: GetResourceOptions): Pro
     const left = Math.floor(deadline - performance.now());
     if (left <= 0) throw new OutboundError('timeout', `no complete answer within ${options.timeoutMs} ms`);
     const hop = await getOnce(current, headers, { ...options, timeoutMs: left }, options.timeoutMs);
-    if (hop.location === undefined) return { ...hop.result, finalUrl: current, redirects };
+    if (hop.location === undefined || options.followRedirects === false) return { ...hop.result, finalUrl: current, redirects };
     if (redirects.length >= maxRedirects) {
       throw new OutboundError('network', `more than ${maxRedirects} redirects`, { detail: { redirects } });
     }

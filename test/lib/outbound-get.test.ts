@@ -70,6 +70,16 @@ describe('getResource', () => {
     expect(result.text).toBe('no location');
   });
 
+  it('hands a redirect back unfollowed with followRedirects false: its status and Location, no body read', async () => {
+    const { base, received } = await site({ '/a': (_req, res) => res.writeHead(302, { location: '/b', 'set-cookie': 'k=1' }).end('moved'), '/b': html('end') });
+    const result = await getResource(`${base}/a`, { ...local, followRedirects: false });
+    expect(result).toMatchObject({ status: 302, finalUrl: `${base}/a`, redirects: [], text: '' });
+    expect(result.headers).toMatchObject({ location: '/b', 'set-cookie': ['k=1'] });
+    expect(received.map((request) => request.path)).toEqual(['/a']);
+    // An answer that is not a redirect comes back as ever.
+    expect(await getResource(`${base}/b`, { ...local, followRedirects: false })).toMatchObject({ status: 200, text: 'end' });
+  });
+
   it('refuses a redirect to a scheme other than http and https', async () => {
     const { base } = await site({ '/file': redirect(302, 'file:///etc/passwd') });
     const error = await outboundError(getResource(`${base}/file`, local));
