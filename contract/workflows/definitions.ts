@@ -68,7 +68,7 @@ export const updateWorkflowDefinition = operation({
   path: '/v2/workflow/definitions/update',
   summary: 'Update Workflow Definition',
   description: `Replaces the definition as a whole (a field left out is gone, \`scope\` back to \`apiKey\`) and stores it as the next version; running executions keep the version they started with. \`ifVersion\` must be the current version: FAILED_PRECONDITION (\`version conflict: expected 1, current 2\`) otherwise, so that a concurrent edit is never overwritten. A secret sent as \`${REDACTED}\` keeps the stored one. ${VALIDATION} NOT_FOUND for an unknown or tombstoned definition.`,
-  data: z.object({ ...definitionFields, ifVersion: z.number().int().min(1).max(2_147_483_647) }).strict(),
+  data: z.object({ ...definitionFields, ifVersion: z.number().int().min(1).max(2_147_483_646).describe('The version the update replaces (the next one must fit a 32-bit column).') }).strict(),
   result: resultOf(ZWorkflowDefinition),
   example: {
     data: { definitionId: 'q3-plan-signoff', ifVersion: 1, ...exampleInput, name: 'Q3 plan sign-off (v2)' },
