@@ -47,6 +47,10 @@ const NO_OPERATIONS: Record<string, { has: Part[]; why: string }> = {
     has: [],
     why: "the client that asks an application's permission provider: the workspace module builds it (a changed provider setting clears its cache), Get Permissions and Generate Token ask it",
   },
+  workflows: {
+    has: [],
+    why: 'so far only the pure graph modules (graph/: the definition compiler, the `when` language, templates); drop this exception when the operations come with module.ts, router.ts and the service',
+  },
 };
 
 /** Folders whose data lives in the access core's tables, which they reach through its repos. */
