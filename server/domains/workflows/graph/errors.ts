@@ -14,7 +14,6 @@ export const GRAPH_RULES = [
   'agent-node-requires-url-or-urlpath',
   'human-reviewers',
   'human-node-requires-reject-path',
-  'notification-needs-recipients',
   'group-duplicate-id',
   'group-member-missing',
   'group-member-duplicate',
