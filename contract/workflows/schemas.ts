@@ -59,6 +59,7 @@ export type WorkflowEventType = (typeof WORKFLOW_EVENT_TYPES)[number];
 /** `^[a-z0-9][a-z0-9-]{2,63}$`, as the hosted service. */
 export const ZDefinitionId = z
   .string()
+  .regex(/^(?!__proto__$)/, { message: 'must not be "__proto__"' })
   .regex(/^[a-z0-9][a-z0-9-]{2,63}$/, { message: 'must match ^[a-z0-9][a-z0-9-]{2,63}$ (lowercase letters, digits and dashes, 3 to 64 characters)' })
   .describe('Stable identifier of the definition: `^[a-z0-9][a-z0-9-]{2,63}$`.');
 /** Node, group and trigger IDs: readable names, never an object key that is a prototype. */
