@@ -152,10 +152,10 @@ const node = <T extends (typeof NODE_TYPES)[number], C extends z.ZodTypeAny>(typ
 export const ZWorkflowNode = named(
   'WorkflowNode',
   z.discriminatedUnion('type', [
-    node('agent', ZAgentNodeConfig),
-    node('human', ZHumanNodeConfig),
-    node('notification', ZNotificationNodeConfig),
-    node('webhook', ZWebhookNodeConfig),
+    named('WorkflowAgentNode', node('agent', ZAgentNodeConfig)),
+    named('WorkflowHumanNode', node('human', ZHumanNodeConfig)),
+    named('WorkflowNotificationNode', node('notification', ZNotificationNodeConfig)),
+    named('WorkflowWebhookNode', node('webhook', ZWebhookNodeConfig)),
   ]),
 );
 export type TWorkflowNode = z.infer<typeof ZWorkflowNode>;
@@ -314,6 +314,9 @@ export const ZWorkflowDefinition = named(
 export type TWorkflowDefinition = z.infer<typeof ZWorkflowDefinition>;
 
 const stepError = z.object({ code: z.string(), message: z.string() });
+/** A step's decision, null until it decided (OpenAPI 3.0 has no nullable reference). */
+const ZDecisionOrNull = named('DecisionOrNull', z.enum(DECISIONS).nullable());
+
 export const ZWorkflowStep = named(
   'WorkflowStep',
   z.object({
@@ -326,7 +329,7 @@ export const ZWorkflowStep = named(
     attempts: z.number().int().describe('Times the step was started (a retried webhook, a restarted process).'),
     input: ZJsonObject.describe('What the step started from: the previous step\'s output, a loop\'s previous attempts, a group\'s outputs.'),
     output: ZJsonObject,
-    decision: z.enum(DECISIONS).nullable(),
+    decision: ZDecisionOrNull.describe('approve or reject once the step decided; null otherwise.'),
     error: stepError.nullable(),
     createdAt: z.number().int(),
     startedAt: z.number().int().nullable(),

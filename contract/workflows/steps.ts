@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZId } from '../access/schemas.js';
-import { DECISIONS, STEP_STATUSES, ZActorId, ZExecutionId, ZStepId } from './schemas.js';
+import { ZDecision } from '../memory/schemas.js';
+import { STEP_STATUSES, ZActorId, ZExecutionId, ZStepId } from './schemas.js';
 
 export const RESOLVE_ACTIONS = ['force-approve', 'force-reject', 'force-complete', 'force-fail', 'reviewer-approve', 'reviewer-reject'] as const;
 
@@ -18,7 +19,7 @@ export const recordWorkflowReviewerDecision = operation({
       executionId: ZExecutionId,
       stepId: ZStepId,
       reviewerId: ZId,
-      decision: z.enum(DECISIONS),
+      decision: ZDecision,
       reason: z.string().max(2000).optional(),
     })
     .strict(),
@@ -74,14 +75,14 @@ export const recordWorkflowAgentResolution = operation({
       stepId: ZStepId,
       actorId: ZActorId,
       resolution: z.enum(['accept', 'override']),
-      decision: z.enum(DECISIONS).optional(),
+      decision: ZDecision.optional(),
       reason: z.string().max(2000).optional(),
     })
     .strict()
     .superRefine((data, ctx) => {
       if (data.resolution === 'override' && data.decision === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['decision'], message: 'is required with resolution "override"' });
     }),
-  result: resultOf(z.object({ recorded: z.literal(true), decision: z.enum(DECISIONS), stepStatus: z.enum(STEP_STATUSES) })),
+  result: resultOf(z.object({ recorded: z.literal(true), decision: ZDecision, stepStatus: z.enum(STEP_STATUSES) })),
   example: {
     data: { executionId: EXECUTION, stepId: 'step_brand-check_1', actorId: 'user-ana', resolution: 'override', decision: 'approve', reason: 'The flagged link is intentional.' },
     result: { status: 'success', message: 'Agent resolution recorded.', data: { recorded: true, decision: 'approve', stepStatus: 'completed' } },
