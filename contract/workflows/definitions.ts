@@ -16,13 +16,15 @@ export const EXAMPLE_DEFINITION: TWorkflowDefinition = {
   status: 'active',
   scope: { level: 'document', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
   nodes: [
-    { nodeId: 'brand-check', type: 'agent', config: { agentId: 'broken-links', urlPath: 'pageUrl' } },
-    { nodeId: 'lead-review', type: 'human', config: { reviewers: [{ userId: 'user-ana', mandatory: true }] } },
-    { nodeId: 'tell-team', type: 'notification', config: { userIds: ['user-ana'], bodyTemplate: 'The Q3 plan was {{input.decision}}d.' } },
+    { nodeId: 'brand-check', type: 'agent', config: { agentId: 'broken-links', urlPath: 'pageUrl', blocking: true } },
+    { nodeId: 'lead-review', type: 'human', config: { reviewers: [{ userId: 'user-ada', mandatory: true }] } },
+    { nodeId: 'tell-team', type: 'notification', config: { userIds: ['user-ada'], bodyTemplate: 'The Q3 plan was {{input.decision}}d.' } },
+    { nodeId: 'archive', type: 'notification', config: { userIds: ['user-ada'], bodyTemplate: 'Archived after review.' } },
   ],
   edges: [
     { from: 'brand-check', to: 'lead-review', on: 'approve' },
     { from: 'lead-review', to: 'tell-team', on: 'approve' },
+    { from: 'lead-review', to: 'archive', on: 'approve' },
     { from: 'lead-review', to: 'brand-check', on: 'reject', loop: { maxIterations: 3 } },
   ],
   groups: null,
@@ -30,6 +32,7 @@ export const EXAMPLE_DEFINITION: TWorkflowDefinition = {
     forwardEdges: [
       { from: 'brand-check', to: 'lead-review', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
       { from: 'lead-review', to: 'tell-team', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
+      { from: 'lead-review', to: 'archive', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
     ],
     loops: [
       {

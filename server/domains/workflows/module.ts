@@ -107,7 +107,7 @@ export function workflowsModule(
       return (await organizations.findOrganization(app.apiKeyId, organizationId)) !== null;
     },
   });
-  const workflowSteps = createStepsService({ repo, transitions });
+  const workflowSteps = createStepsService({ repo, transitions, startHuman: runner.startHuman });
 
   // An agent step waits for its run: the run's end (in the agents domain's transaction) enqueues the job that ends the step.
   const agentRunEnded = projection(['agent.execution.completed'], 'workflow agent steps', async (raw) => {

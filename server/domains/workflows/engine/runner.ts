@@ -186,6 +186,17 @@ export function createRunner(deps: RunnerDeps) {
       };
       return defs;
     },
+    /**
+     * Starts a pending human step inside the caller's transition (a reviewer
+     * who decides before the step's job ran): it parks and its reviewers are
+     * told, as the job would have done; the job then finds it started.
+     */
+    async startHuman(app: Caller, t: Transition, step: StepRow): Promise<void> {
+      const node = nodeOf(t, step);
+      if (node.type !== 'human' || step.status !== 'pending') return;
+      t.begin(step);
+      await parkForReviewers(app, t, step, node);
+    },
     get jobs() {
       if (defs === undefined) throw new Error('the workflow jobs are not defined');
       return defs;
