@@ -129,8 +129,20 @@ export const ZHumanNodeConfig = z
 
 export const ZNotificationNodeConfig = z
   .object({
-    userIds: z.array(ZId).min(1).max(MAX_RECIPIENTS).describe('Users of the run\'s organization: an inbox notification each (those who cannot read the run\'s document, or whose inbox config is NONE, are left out).'),
-    subjectTemplate: z.string().max(2000).optional().describe('The notification\'s headline; default the definition\'s name.'),
+    channel: z.literal('email').optional().describe('Accepted for the hosted service\'s definitions; who is reached follows `userIds` and `recipients`.'),
+    userIds: z
+      .array(ZId)
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .optional()
+      .describe('Users of the run\'s organization: an inbox notification each unless their inbox config is NONE, and an email each unless their email config is NONE (the `workflow.notification` email trigger on, the user with an email address); users who cannot read the run\'s document get neither. Give `userIds`, `recipients` or both.'),
+    recipients: z
+      .array(z.string().email().max(320))
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .optional()
+      .describe('Email addresses, each sent the message through the application\'s email configuration while its `workflow.notification` trigger is on; no notification config applies to them.'),
+    subjectTemplate: z.string().max(2000).optional().describe('The notification\'s headline and the email\'s subject; default the definition\'s name.'),
     bodyTemplate: z.string().min(1).max(16_000).describe('`{{input.x}}` (the previous step\'s output), `{{execution.triggerContext.x}}`, `{{step.nodeId}}`; a missing value renders empty, an object as JSON.'),
   })
   .strict();
@@ -374,6 +386,33 @@ export const ZWorkflowEvent = named(
   }),
 );
 export type TWorkflowEvent = z.infer<typeof ZWorkflowEvent>;
+
+/** A workflow's message to people: a human step's review request, a notification step's message. */
+export const WORKFLOW_NOTIFICATION_KINDS = ['review-requested', 'notification'] as const;
+/** A workflow notification's headline and body are kept to these (as the inbox keeps them). */
+export const MAX_NOTIFICATION_HEADLINE_CHARS = 4096;
+export const MAX_NOTIFICATION_BODY_CHARS = 16_384;
+
+/**
+ * The `workflow.notification` domain event: a message a workflow step sent,
+ * in the step's transaction. The inbox notification is written with it; the
+ * email channel sends it to the users (by their email config) and addresses
+ * it names. Users are user objects so that erasing one takes the event along.
+ */
+export const ZWorkflowNotification = z.object({
+  workflow: z.object({
+    executionId: z.string(),
+    definitionId: z.string(),
+    stepId: z.string(),
+    nodeId: z.string(),
+    kind: z.enum(WORKFLOW_NOTIFICATION_KINDS),
+  }),
+  headline: z.string().max(MAX_NOTIFICATION_HEADLINE_CHARS),
+  body: z.string().max(MAX_NOTIFICATION_BODY_CHARS).nullable(),
+  users: z.array(z.object({ userId: z.string() })).max(Math.max(MAX_REVIEWERS, MAX_RECIPIENTS)).describe('The users it was addressed to (reviewers, a notification node\'s userIds).'),
+  recipients: z.array(z.string()).max(MAX_RECIPIENTS).describe('Email addresses it was addressed to (a notification node\'s recipients).'),
+});
+export type TWorkflowNotification = z.infer<typeof ZWorkflowNotification>;
 
 export const ZExecutionId = ZId.describe('An execution ID, as Dispatch Execution returned it.');
 export const ZStepId = ZId.describe('A step of the execution, as Get Execution lists it.');

@@ -391,6 +391,7 @@ const BROKEN: Record<GraphRule, { definition: Parameters<typeof def>[0]; names: 
     names: ['node "human-review"'],
   },
   'agent-node-requires-url-or-urlpath': { definition: { nodes: [{ nodeId: 'scan', type: 'agent', config: { agentId: 'broken-links' } }] }, names: ['node "scan"'] },
+  'notification-needs-recipients': { definition: { nodes: [{ nodeId: 'n', type: 'notification', config: { bodyTemplate: 'x' } }] }, names: ['node "n"'] },
   'human-reviewers': {
     definition: { nodes: [{ nodeId: 'h', type: 'human', config: { reviewers: [{ userId: 'u1' }], reviewerIds: ['u1'] } }, notify('n')], edges: [{ from: 'h', to: 'n', on: 'reject' }] },
     names: ['node "h"', 'both'],

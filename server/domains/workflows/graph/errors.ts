@@ -13,6 +13,7 @@ export const GRAPH_RULES = [
   'missing-breach-edge',
   'agent-node-requires-url-or-urlpath',
   'human-reviewers',
+  'notification-needs-recipients',
   'human-node-requires-reject-path',
   'group-duplicate-id',
   'group-member-missing',

@@ -124,6 +124,9 @@ function lintConfig(node: TWorkflowNode, name: string, at: string, issues: Issue
       return;
     }
     case 'notification':
+      if (node.config.userIds === undefined && node.config.recipients === undefined) {
+        issues.add('notification-needs-recipients', at, `${name} is a notification step with neither config.userIds nor config.recipients`);
+      }
       return;
     case 'webhook':
       return;
