@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { upsertMany } from '../../server/db/bulk.js';
 import { openDatabase } from '../../server/db/client.js';
 import { agentRunScenario } from './agents.js';
+import { workflowBulkScenario } from './workflows.js';
 import { crdtGetScenario, crdtScenarios } from './crdt.js';
 import { floorScenarios } from './floors.js';
 import { memoryScenarios } from './memory.js';
@@ -405,6 +406,7 @@ scenarios.push(...crdtScenarios);
 
 /** An agent run over 20 local pages with a fake provider: wall time and the running process's RSS (agents.ts). */
 scenarios.push(agentRunScenario);
+scenarios.push(workflowBulkScenario);
 
 /** Webhook delivery to 1 and to 50 local endpoints: sustained deliveries/s and the lag from event to arrival (webhooks.ts). After the others but sizing: they enable webhooks for the workspace while they run. */
 scenarios.push(...webhookScenarios);
