@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKFLOW_EVENT_TYPES, ZWorkflowEvent, type WorkflowEventType } from './workflows/schemas.js';
+import { WORKFLOW_EVENT_TYPES, ZWorkflowEvent, ZWorkflowNotification, type WorkflowEventType } from './workflows/schemas.js';
 import { ZActivity } from './activities/schemas.js';
 import { ZAgentExecution } from './agents/executions.js';
 import { ZComment, ZCommentAnnotation, ZReaction } from './comments/schemas.js';
@@ -42,6 +42,8 @@ export const EVENT_PAYLOADS = {
   'agent.execution.completed': z.object({ execution: ZAgentExecution }),
   // Approval workflows: every event of an execution's log (Get Workflow Execution Events), the same event as the log has it.
   ...(Object.fromEntries(WORKFLOW_EVENT_TYPES.map((type) => [type, ZWorkflowEvent])) as Record<WorkflowEventType, typeof ZWorkflowEvent>),
+  // A message a workflow step sent its users (review requested, a notification node's message): the email channel sends it.
+  'workflow.notification': ZWorkflowNotification,
   // Emitted by webhook delivery when every try of a message to an endpoint failed. Delivered like any
   // event, except to the endpoint it is about; its own exhaustion emits nothing (no loops).
   'message.attempt.exhausted': z.object({

@@ -263,11 +263,12 @@ const workflowExecutions = c.router({
   getWorkflowExecutionEvents,
 });
 
+// In the order of the examples' story: the agent step's resolution, the review, an override, a cancel.
 const workflowSteps = c.router({
+  recordWorkflowAgentResolution,
   recordWorkflowReviewerDecision,
   resolveWorkflowStep,
   cancelWorkflowStep,
-  recordWorkflowAgentResolution,
 });
 
 /** The contract's shape, group by group (see above). */

@@ -120,7 +120,9 @@ export class NamedSchemaHoister {
  *   become the boolean modifier of `minimum`/`maximum`, keeping the tighter
  *   bound when both were given;
  * - `nullable` without `type`: in 3.0.3 `nullable` only adds null to a sibling
- *   `type`, and a schema without `type` already admits null, so it is dropped.
+ *   `type`, and a schema without `type` already admits null, so it is dropped;
+ * - `nullable` beside `enum`: 3.0.3 does not add null to an enum's values, so
+ *   null is listed among them (else a null value fails validation).
  */
 export function toOpenApi30(schema: Schema): Schema {
   const out = mapSubschemas(schema, toOpenApi30);
@@ -138,6 +140,7 @@ export function toOpenApi30(schema: Schema): Schema {
       delete out[exclusive];
     }
   }
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   if (out.nullable === true && out.type === undefined) {
     if (['allOf', 'anyOf', 'oneOf', '$ref'].some((key) => key in out)) {
       throw new Error(`nullable without type beside a composition cannot be written in OpenAPI 3.0: ${JSON.stringify(out)}`);

@@ -2,8 +2,8 @@ import type { EventType } from '../events.js';
 import type { WorkflowEventType } from '../workflows/schemas.js';
 import type { TFeatureType } from './schemas.js';
 
-/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again, webhook delivery reports are not activity, and workflow events have their own log (Get Workflow Execution Events). */
-export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted' | WorkflowEventType>;
+/** Event types the activity projection logs; `activity.add` is the API's own record, never projected again, webhook delivery reports are not activity, and workflow events (their messages included) have their own log (Get Workflow Execution Events). */
+export type ProjectedEventType = Exclude<EventType, 'activity.add' | 'message.attempt.exhausted' | WorkflowEventType | 'workflow.notification'>;
 
 /**
  * Which activity config trigger governs each domain event, as

@@ -16,13 +16,15 @@ export const EXAMPLE_DEFINITION: TWorkflowDefinition = {
   status: 'active',
   scope: { level: 'document', organizationId: 'org-acme', documentId: 'doc-q3-plan' },
   nodes: [
-    { nodeId: 'brand-check', type: 'agent', config: { agentId: 'broken-links', urlPath: 'pageUrl' } },
-    { nodeId: 'lead-review', type: 'human', config: { reviewers: [{ userId: 'user-ana', mandatory: true }] } },
-    { nodeId: 'tell-team', type: 'notification', config: { userIds: ['user-ana'], bodyTemplate: 'The Q3 plan was {{input.decision}}d.' } },
+    { nodeId: 'brand-check', type: 'agent', config: { agentId: 'broken-links', urlPath: 'pageUrl', blocking: true } },
+    { nodeId: 'lead-review', type: 'human', config: { reviewers: [{ userId: 'user-ada', mandatory: true }] } },
+    { nodeId: 'tell-team', type: 'notification', config: { userIds: ['user-ada'], bodyTemplate: 'The Q3 plan was {{input.decision}}d.' } },
+    { nodeId: 'archive', type: 'notification', config: { userIds: ['user-ada'], bodyTemplate: 'Archived after review.' } },
   ],
   edges: [
     { from: 'brand-check', to: 'lead-review', on: 'approve' },
     { from: 'lead-review', to: 'tell-team', on: 'approve' },
+    { from: 'lead-review', to: 'archive', on: 'approve' },
     { from: 'lead-review', to: 'brand-check', on: 'reject', loop: { maxIterations: 3 } },
   ],
   groups: null,
@@ -30,6 +32,7 @@ export const EXAMPLE_DEFINITION: TWorkflowDefinition = {
     forwardEdges: [
       { from: 'brand-check', to: 'lead-review', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
       { from: 'lead-review', to: 'tell-team', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
+      { from: 'lead-review', to: 'archive', role: 'approve', when: { op: 'eq', args: [{ var: 'output.decision' }, 'approve'] } },
     ],
     loops: [
       {
@@ -68,7 +71,7 @@ export const updateWorkflowDefinition = operation({
   path: '/v2/workflow/definitions/update',
   summary: 'Update Workflow Definition',
   description: `Replaces the definition as a whole (a field left out is gone, \`scope\` back to \`apiKey\`) and stores it as the next version; running executions keep the version they started with. \`ifVersion\` must be the current version: FAILED_PRECONDITION (\`version conflict: expected 1, current 2\`) otherwise, so that a concurrent edit is never overwritten. A secret sent as \`${REDACTED}\` keeps the stored one. ${VALIDATION} NOT_FOUND for an unknown or tombstoned definition.`,
-  data: z.object({ ...definitionFields, ifVersion: z.number().int().min(1).max(2_147_483_647) }).strict(),
+  data: z.object({ ...definitionFields, ifVersion: z.number().int().min(1).max(2_147_483_646).describe('The version the update replaces (the next one must fit a 32-bit column).') }).strict(),
   result: resultOf(ZWorkflowDefinition),
   example: {
     data: { definitionId: 'q3-plan-signoff', ifVersion: 1, ...exampleInput, name: 'Q3 plan sign-off (v2)' },

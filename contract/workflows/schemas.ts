@@ -59,6 +59,7 @@ export type WorkflowEventType = (typeof WORKFLOW_EVENT_TYPES)[number];
 /** `^[a-z0-9][a-z0-9-]{2,63}$`, as the hosted service. */
 export const ZDefinitionId = z
   .string()
+  .regex(/^(?!__proto__$)/, { message: 'must not be "__proto__"' })
   .regex(/^[a-z0-9][a-z0-9-]{2,63}$/, { message: 'must match ^[a-z0-9][a-z0-9-]{2,63}$ (lowercase letters, digits and dashes, 3 to 64 characters)' })
   .describe('Stable identifier of the definition: `^[a-z0-9][a-z0-9-]{2,63}$`.');
 /** Node, group and trigger IDs: readable names, never an object key that is a prototype. */
@@ -128,8 +129,20 @@ export const ZHumanNodeConfig = z
 
 export const ZNotificationNodeConfig = z
   .object({
-    userIds: z.array(ZId).min(1).max(MAX_RECIPIENTS).describe('Users of the run\'s organization: an inbox notification each (those who cannot read the run\'s document, or whose inbox config is NONE, are left out).'),
-    subjectTemplate: z.string().max(2000).optional().describe('The notification\'s headline; default the definition\'s name.'),
+    channel: z.literal('email').optional().describe('Accepted for the hosted service\'s definitions; who is reached follows `userIds` and `recipients`.'),
+    userIds: z
+      .array(ZId)
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .optional()
+      .describe('Users of the run\'s organization: an inbox notification each unless their inbox config is NONE, and an email each unless their email config is NONE (the `workflow.notification` email trigger on, the user with an email address); users who cannot read the run\'s document get neither. Give `userIds`, `recipients` or both.'),
+    recipients: z
+      .array(z.string().email().max(320))
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .optional()
+      .describe('Email addresses, each sent the message through the application\'s email configuration while its `workflow.notification` trigger is on; no notification config applies to them.'),
+    subjectTemplate: z.string().max(2000).optional().describe('The notification\'s headline and the email\'s subject; default the definition\'s name.'),
     bodyTemplate: z.string().min(1).max(16_000).describe('`{{input.x}}` (the previous step\'s output), `{{execution.triggerContext.x}}`, `{{step.nodeId}}`; a missing value renders empty, an object as JSON.'),
   })
   .strict();
@@ -151,10 +164,10 @@ const node = <T extends (typeof NODE_TYPES)[number], C extends z.ZodTypeAny>(typ
 export const ZWorkflowNode = named(
   'WorkflowNode',
   z.discriminatedUnion('type', [
-    node('agent', ZAgentNodeConfig),
-    node('human', ZHumanNodeConfig),
-    node('notification', ZNotificationNodeConfig),
-    node('webhook', ZWebhookNodeConfig),
+    named('WorkflowAgentNode', node('agent', ZAgentNodeConfig)),
+    named('WorkflowHumanNode', node('human', ZHumanNodeConfig)),
+    named('WorkflowNotificationNode', node('notification', ZNotificationNodeConfig)),
+    named('WorkflowWebhookNode', node('webhook', ZWebhookNodeConfig)),
   ]),
 );
 export type TWorkflowNode = z.infer<typeof ZWorkflowNode>;
@@ -313,6 +326,9 @@ export const ZWorkflowDefinition = named(
 export type TWorkflowDefinition = z.infer<typeof ZWorkflowDefinition>;
 
 const stepError = z.object({ code: z.string(), message: z.string() });
+/** A step's decision, null until it decided (OpenAPI 3.0 has no nullable reference). */
+const ZDecisionOrNull = named('DecisionOrNull', z.enum(DECISIONS).nullable());
+
 export const ZWorkflowStep = named(
   'WorkflowStep',
   z.object({
@@ -325,7 +341,7 @@ export const ZWorkflowStep = named(
     attempts: z.number().int().describe('Times the step was started (a retried webhook, a restarted process).'),
     input: ZJsonObject.describe('What the step started from: the previous step\'s output, a loop\'s previous attempts, a group\'s outputs.'),
     output: ZJsonObject,
-    decision: z.enum(DECISIONS).nullable(),
+    decision: ZDecisionOrNull.describe('approve or reject once the step decided; null otherwise.'),
     error: stepError.nullable(),
     createdAt: z.number().int(),
     startedAt: z.number().int().nullable(),
@@ -370,6 +386,33 @@ export const ZWorkflowEvent = named(
   }),
 );
 export type TWorkflowEvent = z.infer<typeof ZWorkflowEvent>;
+
+/** A workflow's message to people: a human step's review request, a notification step's message. */
+export const WORKFLOW_NOTIFICATION_KINDS = ['review-requested', 'notification'] as const;
+/** A workflow notification's headline and body are kept to these (as the inbox keeps them). */
+export const MAX_NOTIFICATION_HEADLINE_CHARS = 4096;
+export const MAX_NOTIFICATION_BODY_CHARS = 16_384;
+
+/**
+ * The `workflow.notification` domain event: a message a workflow step sent,
+ * in the step's transaction. The inbox notification is written with it; the
+ * email channel sends it to the users (by their email config) and addresses
+ * it names. Users are user objects so that erasing one takes the event along.
+ */
+export const ZWorkflowNotification = z.object({
+  workflow: z.object({
+    executionId: z.string(),
+    definitionId: z.string(),
+    stepId: z.string(),
+    nodeId: z.string(),
+    kind: z.enum(WORKFLOW_NOTIFICATION_KINDS),
+  }),
+  headline: z.string().max(MAX_NOTIFICATION_HEADLINE_CHARS),
+  body: z.string().max(MAX_NOTIFICATION_BODY_CHARS).nullable(),
+  users: z.array(z.object({ userId: z.string() })).max(Math.max(MAX_REVIEWERS, MAX_RECIPIENTS)).describe('The users it was addressed to (reviewers, a notification node\'s userIds).'),
+  recipients: z.array(z.string()).max(MAX_RECIPIENTS).describe('Email addresses it was addressed to (a notification node\'s recipients).'),
+});
+export type TWorkflowNotification = z.infer<typeof ZWorkflowNotification>;
 
 export const ZExecutionId = ZId.describe('An execution ID, as Dispatch Execution returned it.');
 export const ZStepId = ZId.describe('A step of the execution, as Get Execution lists it.');

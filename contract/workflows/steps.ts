@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { operation, resultOf } from '../common/envelope.js';
 import { ZId } from '../access/schemas.js';
-import { DECISIONS, STEP_STATUSES, ZActorId, ZExecutionId, ZStepId } from './schemas.js';
+import { ZDecision } from '../memory/schemas.js';
+import { STEP_STATUSES, ZActorId, ZExecutionId, ZStepId } from './schemas.js';
 
 export const RESOLVE_ACTIONS = ['force-approve', 'force-reject', 'force-complete', 'force-fail', 'reviewer-approve', 'reviewer-reject'] as const;
 
@@ -12,19 +13,19 @@ export const recordWorkflowReviewerDecision = operation({
   path: '/v2/workflow/steps/recordReviewerDecision',
   summary: 'Record Workflow Reviewer Decision',
   description:
-    'One reviewer\'s decision on a waiting human step. The step approves once every mandatory reviewer approved (with none mandatory, on the first approval) and rejects on any reject; then its edges are taken. `aggregatorStatus`: `pending` (more decisions needed), `resolved` (approved) or `rejected`. PERMISSION_DENIED for a user who is not one of the step\'s reviewers; ALREADY_EXISTS for a reviewer\'s second decision; FAILED_PRECONDITION for a step that is not a human step or not waiting (already decided, breached, cancelled); NOT_FOUND for an unknown execution or step.',
+    'One reviewer\'s decision on a human step that has not ended (one whose job has not run yet starts at once). The step approves once every mandatory reviewer approved (with none mandatory, on the first approval) and rejects on any reject; then its edges are taken. `aggregatorStatus`: `pending` (more decisions needed), `resolved` (approved) or `rejected`. PERMISSION_DENIED for a user who is not one of the step\'s reviewers; ALREADY_EXISTS for a reviewer\'s second decision; FAILED_PRECONDITION for a step that is not a human step or not waiting (already decided, breached, cancelled); NOT_FOUND for an unknown execution or step.',
   data: z
     .object({
       executionId: ZExecutionId,
       stepId: ZStepId,
       reviewerId: ZId,
-      decision: z.enum(DECISIONS),
+      decision: ZDecision,
       reason: z.string().max(2000).optional(),
     })
     .strict(),
   result: resultOf(z.object({ recorded: z.literal(true), aggregatorStatus: z.enum(['pending', 'resolved', 'rejected']), stepStatus: z.enum(STEP_STATUSES) })),
   example: {
-    data: { executionId: EXECUTION, stepId: STEP, reviewerId: 'user-ana', decision: 'approve', reason: 'Numbers check out.' },
+    data: { executionId: EXECUTION, stepId: STEP, reviewerId: 'user-ada', decision: 'approve', reason: 'Numbers check out.' },
     result: { status: 'success', message: 'Reviewer decision recorded.', data: { recorded: true, aggregatorStatus: 'resolved', stepStatus: 'completed' } },
   },
 });
@@ -46,8 +47,8 @@ export const resolveWorkflowStep = operation({
     .strict(),
   result: resultOf(z.object({ resolved: z.literal(true), executionId: z.string(), stepId: z.string(), action: z.enum(RESOLVE_ACTIONS), stepStatus: z.enum(STEP_STATUSES) })),
   example: {
-    data: { executionId: EXECUTION, stepId: STEP, action: 'force-approve', actorId: 'ops-jane', reason: 'Reviewer on leave; approved by the team lead.' },
-    result: { status: 'success', message: 'Workflow step resolved.', data: { resolved: true, executionId: EXECUTION, stepId: STEP, action: 'force-approve', stepStatus: 'completed' } },
+    data: { executionId: EXECUTION, stepId: 'step_tell-team_3', action: 'force-complete', actorId: 'ops-jane', output: { sentBy: 'hand' }, reason: 'Told the team in the weekly meeting.' },
+    result: { status: 'success', message: 'Workflow step resolved.', data: { resolved: true, executionId: EXECUTION, stepId: 'step_tell-team_3', action: 'force-complete', stepStatus: 'completed' } },
   },
 });
 
@@ -58,8 +59,8 @@ export const cancelWorkflowStep = operation({
   data: z.object({ executionId: ZExecutionId, stepId: ZStepId, actorId: ZActorId, reason: z.string().max(500).optional() }).strict(),
   result: resultOf(z.object({ cancelled: z.literal(true), executionId: z.string(), stepId: z.string() })),
   example: {
-    data: { executionId: EXECUTION, stepId: STEP, actorId: 'ops-jane', reason: 'Reviewer unavailable' },
-    result: { status: 'success', message: 'Workflow step cancelled.', data: { cancelled: true, executionId: EXECUTION, stepId: STEP } },
+    data: { executionId: EXECUTION, stepId: 'step_archive_4', actorId: 'ops-jane', reason: 'Kept in the drafts instead' },
+    result: { status: 'success', message: 'Workflow step cancelled.', data: { cancelled: true, executionId: EXECUTION, stepId: 'step_archive_4' } },
   },
 });
 
@@ -67,23 +68,23 @@ export const recordWorkflowAgentResolution = operation({
   path: '/v2/workflow/steps/recordAgentResolution',
   summary: 'Record Workflow Agent Resolution',
   description:
-    'A reviewer\'s word on a blocking agent step (`config.blocking: true`) whose run ended: `accept` takes the run\'s outcome (`output.proposedDecision`), `override` takes `decision` instead (required then). The step completes with that decision and `output.resolvedBy`. FAILED_PRECONDITION for a step that is not a blocking agent step waiting for its resolution (its run still going included); NOT_FOUND for an unknown execution or step.',
+    'A reviewer\'s word on a blocking agent step (`config.blocking: true`): `accept` takes the run\'s outcome (`output.proposedDecision`, once the run ended), `override` takes `decision` instead (required then), also before the run ended (the run is cancelled). The step completes with that decision and `output.resolvedBy`. FAILED_PRECONDITION for a step that is not a blocking agent step, one that already ended, or `accept` before the run ended; NOT_FOUND for an unknown execution or step.',
   data: z
     .object({
       executionId: ZExecutionId,
       stepId: ZStepId,
       actorId: ZActorId,
       resolution: z.enum(['accept', 'override']),
-      decision: z.enum(DECISIONS).optional(),
+      decision: ZDecision.optional(),
       reason: z.string().max(2000).optional(),
     })
     .strict()
     .superRefine((data, ctx) => {
       if (data.resolution === 'override' && data.decision === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['decision'], message: 'is required with resolution "override"' });
     }),
-  result: resultOf(z.object({ recorded: z.literal(true), decision: z.enum(DECISIONS), stepStatus: z.enum(STEP_STATUSES) })),
+  result: resultOf(z.object({ recorded: z.literal(true), decision: ZDecision, stepStatus: z.enum(STEP_STATUSES) })),
   example: {
-    data: { executionId: EXECUTION, stepId: 'step_brand-check_1', actorId: 'user-ana', resolution: 'override', decision: 'approve', reason: 'The flagged link is intentional.' },
+    data: { executionId: EXECUTION, stepId: 'step_brand-check_1', actorId: 'user-ada', resolution: 'override', decision: 'approve', reason: 'The flagged link is intentional.' },
     result: { status: 'success', message: 'Agent resolution recorded.', data: { recorded: true, decision: 'approve', stepStatus: 'completed' } },
   },
 });

@@ -28,6 +28,15 @@ export const EMAIL_DEFAULT_TRIGGERS: Readonly<Record<string, boolean>> = {
   'huddle.join': true,
 };
 
+/**
+ * Triggers that are on unless set to `false` (the others are off unless set
+ * to `true`): event types the specification's seeded defaults predate, which
+ * an application that turned email on before they existed would otherwise
+ * never send. `workflow.notification`: approval workflows' review requests
+ * and notification steps.
+ */
+export const EMAIL_TRIGGERS_ON_UNLESS_OFF: readonly string[] = ['workflow.notification'];
+
 /** What a result shows of a stored provider key: this, then its last 4 characters (a key shorter than 16 shows none). */
 export const MASKED_KEY_PREFIX = '****';
 

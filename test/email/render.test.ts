@@ -53,6 +53,27 @@ describe('renderEmail', () => {
   });
 });
 
+describe('renderEmail of a workflow notification', () => {
+  it('takes the headline as it is (no variables), on one line, escaped in the HTML, and names the step', () => {
+    const payload = {
+      workflow: { executionId: 'wfx_1', definitionId: 'launch', stepId: 'step_notify_1', nodeId: 'notify', kind: 'notification' },
+      headline: 'Approved {recipientUser}\r\nBcc: victim@example.com <b>',
+      body: 'Line one\n<script>alert(1)</script>',
+      users: [],
+      recipients: ['lead@example.com'],
+    };
+    const email = renderEmail(event('workflow.notification', payload, null), { userId: 'lead@example.com', name: '' });
+    expect(email.subject).toBe('Approved {recipientUser} Bcc: victim@example.com <b>');
+    expect(email.text).toBe('Approved {recipientUser} Bcc: victim@example.com <b>\n\nLine one\n<script>alert(1)</script>\n\nWorkflow launch, execution wfx_1, step step_notify_1 (notify)\nDocument doc in organization org\n');
+    expect(email.html).toContain('<strong>Approved {recipientUser} Bcc: victim@example.com &lt;b&gt;</strong>');
+    expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(email.html).not.toContain('<script>');
+    // An execution without a document or organization: the step alone.
+    const bare = renderEmail({ ...event('workflow.notification', { ...payload, body: null }, null), organizationId: null, documentId: null }, { userId: 'x', name: '' });
+    expect(bare.text).toBe('Approved {recipientUser} Bcc: victim@example.com <b>\n\nWorkflow launch, execution wfx_1, step step_notify_1 (notify)\n');
+  });
+});
+
 describe('redact', () => {
   it('takes out each secret as it is, URL-encoded and base64-encoded, and the AUTH PLAIN form', () => {
     const pass = 'p@ss/word+123456';

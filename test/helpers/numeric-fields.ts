@@ -65,6 +65,79 @@ const runRequest = (extra: Record<string, unknown>) => ({
 });
 const numberField = (value: number) => ({ userContextFields: [{ id: 'n', title: 'N', type: 'number', defaultValue: value }] });
 
+/**
+ * Workflow definitions of the bounds test: each create takes a fresh ID, each
+ * update its own definition (created before the cases run) at the version
+ * the previous valid update left it; `bounds-wf-if-max` is written at the
+ * highest version ifVersion takes, directly to the database.
+ */
+let boundsDefinitionCount = 0;
+const nextDefinitionId = () => `bounds-c-${boundsDefinitionCount++}`;
+export const BOUNDS_WORKFLOW_UPDATES: string[] = [];
+const boundsDefinitionVersions = new Map<string, number>();
+export const boundsWorkflow = { executionId: '' };
+const HOOK_URL = 'https://93.184.215.14/hook';
+const PAGE_URL = 'https://93.184.215.14/page';
+/** A valid graph around one node of each type, with `extra` on the node (or its config). */
+export function boundsGraph(type: 'agent' | 'human' | 'notification' | 'webhook', node: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
+  const notify = (nodeId: string) => ({ nodeId, type: 'notification', config: { userIds: ['bounds-user'], bodyTemplate: 'x' } });
+  switch (type) {
+    case 'agent':
+      return { nodes: [{ nodeId: 'a', type, config: { agentId: 'broken-links', url: PAGE_URL, ...config }, ...node }] };
+    case 'human':
+      return { nodes: [{ nodeId: 'h', type, config: { reviewers: [{ userId: 'bounds-user' }], ...config }, ...node }, notify('n')], edges: [{ from: 'h', to: 'n', on: 'reject' }, { from: 'h', to: 'n', on: 'always' }] };
+    case 'notification':
+      return { nodes: [{ ...notify('n'), ...node }] };
+    case 'webhook':
+      return { nodes: [{ nodeId: 'w', type, config: { url: HOOK_URL, ...config }, ...node }] };
+  }
+}
+function groupGraph(members: number, quorum: number) {
+  const nodes = Array.from({ length: members }, (_, i) => ({ nodeId: `n${i}`, type: 'notification', config: { userIds: ['bounds-user'], bodyTemplate: 'x' } }));
+  return { nodes, groups: [{ groupId: 'g', memberNodeIds: nodes.map((n) => n.nodeId), expectedSteps: members, quorum }] };
+}
+function loopGraph(maxIterations: number) {
+  return {
+    nodes: [
+      { nodeId: 'draft', type: 'notification', config: { userIds: ['bounds-user'], bodyTemplate: 'x' } },
+      { nodeId: 'review', type: 'human', config: { reviewers: [{ userId: 'bounds-user' }] } },
+      { nodeId: 'done', type: 'notification', config: { userIds: ['bounds-user'], bodyTemplate: 'x' } },
+    ],
+    edges: [
+      { from: 'draft', to: 'review' },
+      { from: 'review', to: 'draft', on: 'reject', loop: { maxIterations } },
+      { from: 'review', to: 'done', on: 'approve' },
+    ],
+  };
+}
+const workflowRequest = (graph: Record<string, unknown>) => ({ path: '/v2/workflow/definitions/create', data: { definitionId: nextDefinitionId(), name: 'bounds', ...graph } });
+/** An update of its own definition: ifVersion is the version the last valid update left (an invalid value never reaches the service). */
+function workflowUpdate(graph: (value: number) => Record<string, unknown>, valid: (value: number) => boolean) {
+  const definitionId = `bounds-u-${BOUNDS_WORKFLOW_UPDATES.length}`;
+  BOUNDS_WORKFLOW_UPDATES.push(definitionId);
+  return (value: number) => {
+    const current = boundsDefinitionVersions.get(definitionId) ?? 1;
+    if (valid(value)) boundsDefinitionVersions.set(definitionId, current + 1);
+    return { path: '/v2/workflow/definitions/update', data: { definitionId, ifVersion: current, name: 'bounds', ...graph(value) } };
+  };
+}
+const within = (min: number, max: number) => (value: number) => Number.isInteger(value) && value >= min && value <= max;
+/** The numeric fields of a definition, each as `[path, graph with the field at value, its bounds]`. */
+const DEFINITION_NUMBERS: [string, (value: number) => Record<string, unknown>, [number, number]][] = [
+  ['data.edges[].loop.maxIterations', loopGraph, [1, 20]],
+  ['data.groups[].expectedSteps', (v) => groupGraph(v, 1), [1, 100]],
+  ['data.groups[].quorum', (v) => groupGraph(100, v), [1, 100]],
+  ['data.nodes[].config.agentMaxRuntimeMs', (v) => boundsGraph('agent', {}, { agentMaxRuntimeMs: v }), [1000, 86_400_000]],
+  ['data.nodes[].config.callbackTimeoutMs', (v) => boundsGraph('webhook', {}, { mode: 'async', callbackTimeoutMs: v }), [1000, 604_800_000]],
+  ['data.nodes[].config.expectedStatusCodes[]', (v) => boundsGraph('webhook', {}, { expectedStatusCodes: [v] }), [100, 599]],
+  ['data.nodes[].config.maxUrlsToProcess', (v) => boundsGraph('agent', {}, { maxUrlsToProcess: v }), [1, 500]],
+  ['data.nodes[].config.pollIntervalMs', (v) => boundsGraph('agent', {}, { pollIntervalMs: v }), [5000, 60_000]],
+  ['data.nodes[].config.timeoutMs', (v) => boundsGraph('webhook', {}, { timeoutMs: v }), [1000, 60_000]],
+  ...(['agent', 'human', 'notification', 'webhook'] as const).map(
+    (type): [string, (value: number) => Record<string, unknown>, [number, number]] => ['data.nodes[].slaMs', (v) => boundsGraph(type, { slaMs: v }), [1000, 604_800_000]],
+  ),
+];
+
 export const NUMERIC_FIELDS: NumericFieldCase[] = [
   ...(['addPermissions', 'removePermissions'] as const).map((operation) => ({
     operation,
@@ -248,5 +321,33 @@ export const NUMERIC_FIELDS: NumericFieldCase[] = [
     operation: 'restoreAgentVersion',
     path: 'data.version',
     request: (value) => ({ path: '/v2/agents/versions/restore', data: { agentId: boundsAgent.agentId, version: value } }),
+  },
+  // Workflows: every number of a definition on create and on update, the update's ifVersion, and the pages.
+  ...DEFINITION_NUMBERS.map(([path, graph]) => ({ operation: 'createWorkflowDefinition', path, request: (value: number) => workflowRequest(graph(value)) })),
+  ...DEFINITION_NUMBERS.map(([path, graph, [min, max]]) => ({ operation: 'updateWorkflowDefinition', path, request: workflowUpdate(graph, within(min, max)) })),
+  {
+    operation: 'updateWorkflowDefinition',
+    path: 'data.ifVersion',
+    request: (value) => ({ path: '/v2/workflow/definitions/update', data: { definitionId: value === 1 ? 'bounds-wf-if-1' : 'bounds-wf-if-max', ifVersion: value, name: 'bounds', ...boundsGraph('notification') } }),
+  },
+  {
+    operation: 'listWorkflowDefinitions',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/workflow/definitions/list', data: { pageSize: value } }),
+  },
+  {
+    operation: 'listWorkflowExecutions',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/workflow/executions/list', data: { pageSize: value } }),
+  },
+  {
+    operation: 'getWorkflowExecutionEvents',
+    path: 'data.pageSize',
+    request: (value) => ({ path: '/v2/workflow/executions/getEvents', data: { executionId: boundsWorkflow.executionId, pageSize: value } }),
+  },
+  {
+    operation: 'getWorkflowExecutionEvents',
+    path: 'data.sinceSeq',
+    request: (value) => ({ path: '/v2/workflow/executions/getEvents', data: { executionId: boundsWorkflow.executionId, sinceSeq: value } }),
   },
 ];

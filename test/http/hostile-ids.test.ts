@@ -23,7 +23,7 @@ interface Step {
   status?: number;
   /** False when no field of the step is an ID (so `__proto__` is not refused there). */
   takesIds?: boolean;
-  check?: (data: any, id: string) => void;
+  check?: (data: any, id: string) => void | Promise<void>;
 }
 
 const keyedBy = (data: any, id: string) => expect(Object.keys(data)).toEqual([id]);
@@ -48,6 +48,29 @@ const agentOf = (id: string) => agents.get(id) ?? id;
 /** The run each ID's workspace started (execution IDs are the service's). */
 const runs = new Map<string, string>();
 const runOf = (id: string) => runs.get(id) ?? id;
+/** Definition IDs are lowercase names: each run's definition is named after its ID (`__proto__` as it is, to be refused). */
+const flowOf = (id: string) => (id === '__proto__' ? id : `flow-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`);
+/** The executions each run dispatched (IDs are the service's). */
+const flows = new Map<string, string[]>();
+const flowRun = (id: string, n: number) => flows.get(id)?.[n] ?? id;
+const flowDefinition = (id: string) => ({
+  definitionId: flowOf(id),
+  name: id,
+  scope: { level: 'document', organizationId: id, documentId: id },
+  nodes: [
+    { nodeId: id, type: 'human', config: { reviewers: [{ userId: id, mandatory: true }] } },
+    { nodeId: 'done', type: 'notification', config: { userIds: [id], bodyTemplate: '{{input.decision}}' } },
+  ],
+  edges: [
+    { from: id, to: 'done', on: 'approve' },
+    { from: id, to: 'done', on: 'reject' },
+  ],
+});
+const dispatched = (n: number) => async (d: any, id: string) => {
+  flows.set(id, [...(flows.get(id) ?? []), d.executionId]);
+  expect(flows.get(id)).toHaveLength(n + 1);
+  await server.running.services.jobs.runDue();
+};
 
 const steps: Step[] = [
   { op: 'addOrganization', data: (id) => ({ organizationId: id, organizationName: 'Org' }), check: (d, id) => expect(d.organizationId).toBe(id) },
@@ -516,6 +539,42 @@ const steps: Step[] = [
   { op: 'enhanceAgentPrompt', data: (id) => ({ instructions: id, purpose: id }), takesIds: false, status: 400 },
   { op: 'refineAgentPrompt', data: (id) => ({ instructions: id, feedback: id }), takesIds: false, status: 400 },
   { op: 'validateAgentPrompt', data: (id) => ({ instructions: id }), takesIds: false, status: 400 },
+  // Workflows on the organization and document `id`: a review by the user `id` at the node `id`.
+  {
+    op: 'createWorkflowDefinition',
+    data: flowDefinition,
+    check: async (d, id) => {
+      expect([d.name, d.nodes[0].nodeId, d.compiled.forwardEdges[0].from]).toEqual([id, id, id]);
+      // The jobs the steps above left (the migration moves the document away): run now, so the executions below stay on `id`.
+      await server.running.services.jobs.runDue();
+    },
+  },
+  { op: 'addDocument', data: (id) => ({ organizationId: id, documentId: id }), check: (d, id) => expect(d.id).toBe(id) },
+  { op: 'updateWorkflowDefinition', data: (id) => ({ ...flowDefinition(id), ifVersion: 1 }), check: (d) => expect(d.version).toBe(2) },
+  { op: 'getWorkflowDefinition', data: (id) => ({ definitionId: flowOf(id) }), check: (d, id) => expect(d.scope).toEqual({ level: 'document', organizationId: id, documentId: id }) },
+  { op: 'listWorkflowDefinitions', data: () => ({}), takesIds: false },
+  { op: 'dispatchWorkflowExecution', data: (id) => ({ definitionId: flowOf(id), triggerContext: { [id]: id } }), check: dispatched(0) },
+  {
+    op: 'getWorkflowExecution',
+    data: (id) => ({ executionId: flowRun(id, 0) }),
+    check: (d, id) => {
+      expect(own(d.triggerContext, id)).toBe(id);
+      expect(d.steps.map((step: any) => [step.nodeId, step.status])).toEqual([[id, 'waiting']]);
+    },
+  },
+  { op: 'cancelWorkflowStep', data: (id) => ({ executionId: flowRun(id, 0), stepId: `step_${id}_1`, actorId: id }), check: (d) => expect(d.cancelled).toBe(true) },
+  { op: 'dispatchWorkflowExecution', data: (id) => ({ definitionId: flowOf(id), organizationId: id, documentId: id }), check: dispatched(1) },
+  {
+    op: 'recordWorkflowReviewerDecision',
+    data: (id) => ({ executionId: flowRun(id, 1), stepId: `step_${id}_1`, reviewerId: id, decision: 'approve' }),
+    check: (d) => expect(d.aggregatorStatus).toBe('resolved'),
+  },
+  { op: 'recordWorkflowAgentResolution', data: (id) => ({ executionId: flowRun(id, 1), stepId: `step_${id}_1`, actorId: id, resolution: 'accept' }), status: 400 },
+  { op: 'resolveWorkflowStep', data: (id) => ({ executionId: flowRun(id, 1), stepId: 'step_done_2', action: 'force-complete', actorId: id }), check: (d) => expect(d.stepStatus).toBe('completed') },
+  { op: 'getWorkflowExecutionEvents', data: (id) => ({ executionId: flowRun(id, 1) }), check: (d) => expect(d.events.at(-1).type).toBe('execution.completed') },
+  { op: 'listWorkflowExecutions', data: (id) => ({ organizationId: id, documentId: id }), check: (d, id) => expect(d.map((e: any) => e.executionId)).toEqual([flowRun(id, 1), flowRun(id, 0)]) },
+  { op: 'cancelWorkflowExecution', data: (id) => ({ executionId: flowRun(id, 1) }), check: (d) => expect(d).toMatchObject({ cancelled: false, status: 'completed' }) },
+  { op: 'deleteWorkflowDefinition', data: (id) => ({ definitionId: flowOf(id) }), check: (d, id) => expect(d.definitionId).toBe(flowOf(id)) },
 ];
 
 let server: TestServer;
@@ -547,7 +606,7 @@ describe.each(ORDINARY)('ID %j', (id) => {
       const route = routes.get(step.op)!;
       const res = await server.post(route.path, { data: step.data(id) }, headersFor(route, ws));
       expect({ op: step.op, status: res.status, body: res.body }).toMatchObject({ op: step.op, status: step.status ?? 200 });
-      step.check?.(res.body.result.data, id);
+      await step.check?.(res.body.result.data, id);
     }
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.js';
 import { usingPostgres } from '../helpers/database.js';
-import { BOUNDS_RUN_DOCUMENTS, boundsAgent, boundsAgentConfig, boundsRunAgent, boundsRunAgentConfig, boundsWebhook, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
+import { BOUNDS_RUN_DOCUMENTS, BOUNDS_WORKFLOW_UPDATES, boundsAgent, boundsAgentConfig, boundsGraph, boundsRunAgent, boundsRunAgentConfig, boundsWebhook, boundsWorkflow, NUMERIC_FIELDS } from '../helpers/numeric-fields.js';
 import { appHeaders, startTestServer, type TestServer, type WorkspaceCredentials } from '../helpers/server.js';
 import { z } from 'zod';
 
@@ -31,6 +31,17 @@ beforeAll(async () => {
   const apiKeyId = (await server.cli<{ apiKey: { id: string } }>('workspace', 'get', '--api-key', ws.apiKey)).apiKey.id;
   const first = await server.running.database.db.agentVersion.findFirstOrThrow({ where: { apiKeyId, agentId: boundsAgent.agentId, version: 1 } });
   await server.running.database.db.agentVersion.create({ data: { ...first, version: 2_147_483_647 } });
+  // Workflows: the definitions the update cases replace, one at the highest version ifVersion takes, and an execution to read events of.
+  for (const definitionId of [...BOUNDS_WORKFLOW_UPDATES, 'bounds-wf-if-1', 'bounds-wf-if-max']) {
+    await server.post('/v2/workflow/definitions/create', { data: { definitionId, name: 'bounds', ...boundsGraph('notification') } }, headers);
+  }
+  const db = server.running.database.db;
+  const head = await db.workflowDefinition.findUniqueOrThrow({ where: { apiKeyId_definitionId: { apiKeyId, definitionId: 'bounds-wf-if-max' } } });
+  const body = await db.workflowDefinitionVersion.findUniqueOrThrow({ where: { apiKeyId_definitionId_version: { apiKeyId, definitionId: 'bounds-wf-if-max', version: 1 } } });
+  await db.workflowDefinitionVersion.create({ data: { ...body, version: 2_147_483_646 } });
+  await db.workflowDefinition.update({ where: { apiKeyId_definitionId: { apiKeyId, definitionId: head.definitionId } }, data: { version: 2_147_483_646 } });
+  const dispatched = await server.post('/v2/workflow/executions/dispatch', { data: { definitionId: 'bounds-wf-if-1', organizationId: 'bounds-org' } }, headers);
+  boundsWorkflow.executionId = dispatched.body.result.data.executionId;
 });
 afterAll(() => server?.close());
 
@@ -42,13 +53,21 @@ function boundsOf(operation: string, path: string): { min: number; max: number }
   let schema: z.ZodTypeAny = route.body;
   for (const part of path.split('.')) {
     const key = part.replace('[]', '').replace('{}', '');
-    schema = unwrap(schema);
+    schema = objectWith(unwrap(schema), key);
     schema = (schema as z.AnyZodObject).shape[key];
     if (part.endsWith('[]')) schema = (unwrap(schema) as z.ZodArray<z.ZodTypeAny>).element;
     if (part.endsWith('{}')) schema = (unwrap(schema) as z.ZodRecord).valueSchema as z.ZodTypeAny;
   }
   const number = unwrap(schema) as z.ZodNumber;
   return { min: number.minValue!, max: number.maxValue! };
+}
+
+/** The object that has `key`: the schema itself, or the option of a union (a workflow node of one type) that has it. */
+function objectWith(schema: z.ZodTypeAny, key: string): z.ZodTypeAny {
+  if (schema instanceof z.ZodDiscriminatedUnion || schema instanceof z.ZodUnion) {
+    return (schema.options as z.ZodTypeAny[]).map(unwrap).find((option) => option instanceof z.ZodObject && key in option.shape) ?? schema;
+  }
+  return schema;
 }
 
 function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {

@@ -113,6 +113,9 @@ it('runs every tested block in order, and they print what the documents say', as
   expect(lines).toContain('{"error":{"message":"invalid API key or auth token","status":"PERMISSION_DENIED"}} HTTP 403');
   expect(lines).toContain('{"error":{"message":"unknown field(s) data.pagesize","status":"INVALID_ARGUMENT"}} HTTP 400');
 
+  // An approval workflow: alice's approval resolves its review step (docs/workflows.md).
+  find('the recorded review decision', (v) => v.result.data.aggregatorStatus === 'resolved' && v.result.data.stepStatus === 'completed');
+
   // Paging: two pages of one user, the second the last (docs/api.md).
   const first = find('the first page', (v) => v.result.data[0].userId === 'alice' && typeof v.result.pageToken === 'string');
   expect(first.result.data).toHaveLength(1);

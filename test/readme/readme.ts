@@ -20,6 +20,7 @@ export const DOCUMENTS = [
   'docs/operations.md',
   'docs/decisions.md',
   'docs/agents.md',
+  'docs/workflows.md',
   'docs/architecture.md',
   'docs/testing.md',
 ] as const;

@@ -154,7 +154,7 @@ export function learnIds(example: unknown, actual: unknown, ids: Map<string, str
 }
 
 /** A key naming something by ID: the examples' cross-references, never marked (B sends them back). */
-const ID_KEY = /^(id|uid|icon|model|type)$|Ids?$/;
+const ID_KEY = /^(id|uid|icon|model|type|from|to)$|Ids?$/;
 /** A key naming a secret: the tests look for its value, so it keeps the workspace's own. */
 export const SECRET_KEY = /token|secret|password|authorization|api-?key|credential/i;
 

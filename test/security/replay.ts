@@ -31,13 +31,16 @@ function createsSomething(op: Operation): boolean {
 /**
  * What seeding replays, in an order that works: creations first, those
  * naming fewer other things first (an organization before its documents),
- * then every other write, then the deletions that start a job (the job never
+ * then every other write, then the cancels, then the deletions that start a job (the job never
  * runs: tests run due jobs themselves, and these do not, so nothing is
  * erased); each round retries what failed, as long as a round gets further.
  */
 export const SEED: Operation[] = OPERATIONS.filter((op) => op.kind === 'write' || (op.kind === 'delete' && createsSomething(op))).sort((x, y) => {
-  const rank = (op: Operation) => (op.kind === 'delete' ? 2 : /^(add|create)/.test(op.name) ? 0 : 1);
-  return rank(x) - rank(y) || idReferences(x.example.data) - idReferences(y.example.data);
+  // Cancels end what other writes act on (a workflow execution's steps): after them, a step's before its execution's.
+  const rank = (op: Operation) => (op.kind === 'delete' ? 3 : /^(add|create)/.test(op.name) ? 0 : /^cancel/.test(op.name) ? 2 : 1);
+  // Among cancels, a part's (a step, more IDs) before the whole's.
+  const order = rank(x) === 2 ? -1 : 1;
+  return rank(x) - rank(y) || order * (idReferences(x.example.data) - idReferences(y.example.data));
 });
 
 export interface Seeded {

@@ -70,6 +70,10 @@ const READS: ReadCase[] = [
   // A's run of its agent (its ID assigned by the service; B might guess or steal one), and A's run counts.
   { name: 'getAgentExecution', path: '/v2/agents/execution/get', headers: appHeaders, data: () => ({ executionId: agentIds.execution, includeResults: true }) },
   { name: 'getAgentAnalytics', path: '/v2/agents/analytics/get', headers: appHeaders, data: () => ({ agentId: 'crawler' }) },
+  // A's workflow definition (named with the marker) and its execution (ID assigned by the service; B might guess or steal one).
+  { name: 'getWorkflowDefinition', path: '/v2/workflow/definitions/get', headers: appHeaders, data: () => ({ definitionId: 'tenant-a-flow' }) },
+  { name: 'getWorkflowExecution', path: '/v2/workflow/executions/get', headers: appHeaders, data: () => ({ executionId: workflowIds.execution }) },
+  { name: 'getWorkflowExecutionEvents', path: '/v2/workflow/executions/getEvents', headers: appHeaders, data: () => ({ executionId: workflowIds.execution }) },
 ];
 
 /** Jobs of A, started in beforeAll (never run: nothing of A changes). */
@@ -91,10 +95,14 @@ const NOT_FOUND_FOR_B = [
   'getAgentVersion',
   'getAgentGroups',
   'getAgentExecution',
+  'getWorkflowDefinition',
+  'getWorkflowExecution',
+  'getWorkflowExecutionEvents',
 ];
 /** A's custom agent, with its marker in name, description and configuration. */
 const agentIds = { agent: '', execution: '' };
 const jobIds = { erasure: '', migration: '' };
+const workflowIds = { execution: '' };
 /** A's webhook endpoint, with one message delivered (a test event carrying the marker). */
 const webhookIds = { endpoint: '', message: '' };
 
@@ -146,6 +154,12 @@ beforeAll(async () => {
   await client.notifications.addNotification({ organizationId: ID, documentId: ID, notificationId: ID, displayHeadlineMessageTemplate: MARKER, notifyUsers: [ID] });
   await client.notifications.setNotificationConfig({ organizationId: ID, documentIds: [ID], userIds: [ID], config: { inbox: 'ALL' } });
   // Before A's webhook endpoint exists: the run's start event is no message of it.
+  await client.workflowDefinitions.createWorkflowDefinition({
+    definitionId: 'tenant-a-flow',
+    name: MARKER,
+    nodes: [{ nodeId: 'tell', type: 'notification', config: { userIds: [ID], bodyTemplate: MARKER } }],
+  });
+  workflowIds.execution = (await client.workflowExecutions.dispatchWorkflowExecution({ definitionId: 'tenant-a-flow', triggerContext: { note: MARKER } })).data.executionId;
   agentIds.execution = (await client.agentRuns.runAgent({ agentId: 'crawler', url: `https://${MARKER}.example.com/`, organizationId: ID, documentId: ID, ranBy: { userId: ID, name: MARKER } })).data.executionId;
   jobIds.erasure = (await client.userData.deleteAllUserData({ userId: `${ID}-other` })).data.jobId;
   jobIds.migration = (await client.migrations.migrateDocuments({ organizationId: ID, documentId: ID, newDocumentId: `${ID}-new` })).data.migrationId;

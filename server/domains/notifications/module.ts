@@ -14,7 +14,7 @@ import { createNotificationsService } from './service.js';
  * and the email channel (server/domains/email: one durable send job per
  * email); its tables in the owned-data registry, its Get All User Data
  * source, the projections of comment events into inboxes and then into
- * emails, and the service the HTTP operations call.
+ * emails (with workflows' messages), and the service the HTTP operations call.
  */
 export function notificationsModule(p: Platform, deps: { access: Access; features: FeatureGate; workspaceConfig: WorkspaceConfigService }) {
   const { repos, find, checks } = deps.access;

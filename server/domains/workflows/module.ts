@@ -1,3 +1,4 @@
+import { MAX_NOTIFICATION_BODY_CHARS, MAX_NOTIFICATION_HEADLINE_CHARS } from '../../../contract/workflows/schemas.js';
 import { projection } from '../../platform/module.js';
 import type { DomainModule, Platform } from '../../platform/module.js';
 import type { DomainEvent } from '../../platform/events.js';
@@ -64,17 +65,32 @@ export function workflowsModule(
         return { status: execution.status, summary: execution.resultsSummary as unknown as Record<string, unknown>, durationMs: execution.durationMs, error: execution.error };
       },
     },
+    // The inbox notification (a custom one) and the event the email channel sends (server/domains/email/projection.ts).
     async notify(app, input) {
-      const { notifyUsersByUserId } = await deps.notifications.addNotification(app, {
-        organizationId: input.organizationId,
-        ...(input.documentId === null ? {} : { documentId: input.documentId }),
-        notifyUsers: input.userIds,
-        displayHeadlineMessageTemplate: '{headline}',
-        displayHeadlineMessageTemplateData: { headline: input.headline.slice(0, 4096) },
-        ...(input.body === null ? {} : { displayBodyMessage: input.body.slice(0, 16_384) }),
-        notificationSourceData: input.sourceData,
+      const headline = input.headline.slice(0, MAX_NOTIFICATION_HEADLINE_CHARS);
+      const body = input.body === null ? null : input.body.slice(0, MAX_NOTIFICATION_BODY_CHARS);
+      const userIds = input.organizationId === null ? [] : input.userIds;
+      let reached: string[] = [];
+      if (input.organizationId !== null && userIds.length > 0) {
+        const { notifyUsersByUserId } = await deps.notifications.addNotification(app, {
+          organizationId: input.organizationId,
+          ...(input.documentId === null ? {} : { documentId: input.documentId }),
+          notifyUsers: userIds,
+          displayHeadlineMessageTemplate: '{headline}',
+          displayHeadlineMessageTemplateData: { headline },
+          ...(body === null ? {} : { displayBodyMessage: body }),
+          notificationSourceData: { workflow: input.source },
+        });
+        reached = Object.keys(notifyUsersByUserId);
+      }
+      await p.events.publish({
+        type: 'workflow.notification',
+        apiKeyId: app.apiKeyId,
+        ...(input.organizationId === null ? {} : { organizationId: input.organizationId }),
+        ...(input.organizationId === null || input.documentId === null ? {} : { documentId: input.documentId }),
+        payload: { workflow: input.source, headline, body, users: userIds.map((userId) => ({ userId })), recipients: input.recipients },
       });
-      return { reached: Object.keys(notifyUsersByUserId) };
+      return { reached };
     },
   });
   jobDefs = runner.define(p.jobs);
@@ -107,7 +123,7 @@ export function workflowsModule(
       return (await organizations.findOrganization(app.apiKeyId, organizationId)) !== null;
     },
   });
-  const workflowSteps = createStepsService({ repo, transitions });
+  const workflowSteps = createStepsService({ repo, transitions, startHuman: runner.startHuman });
 
   // An agent step waits for its run: the run's end (in the agents domain's transaction) enqueues the job that ends the step.
   const agentRunEnded = projection(['agent.execution.completed'], 'workflow agent steps', async (raw) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_AGENT_MAX_RUNTIME_MS, type TWorkflowNode } from '../../../../contract/workflows/schemas.js';
+import { DEFAULT_AGENT_MAX_RUNTIME_MS, type TWorkflowNode, type TWorkflowNotification } from '../../../../contract/workflows/schemas.js';
 import { AppError } from '../../../lib/app-error.js';
 import type { Caller } from '../../../platform/caller.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
@@ -16,9 +16,12 @@ export interface AgentRuns {
   outcome(apiKeyId: string, agentExecutionId: string): Promise<{ status: string; summary: Json; durationMs: number | null; error: { code: string; message: string } | null } | null>;
 }
 
-/** What the runner needs of the notifications domain: custom notifications, in the caller's unit of work. */
+/**
+ * What the runner needs of the notifications domain: a message to users (inbox, and email by their config) and to
+ * email addresses, in the caller's unit of work; `reached`: the users whose inbox got it. Users need an organization.
+ */
 export interface Notify {
-  (app: Caller, input: { organizationId: string; documentId: string | null; userIds: string[]; headline: string; body: string | null; sourceData: Json }): Promise<{ reached: string[] }>;
+  (app: Caller, input: { organizationId: string | null; documentId: string | null; userIds: string[]; recipients: string[]; headline: string; body: string | null; source: TWorkflowNotification['workflow'] }): Promise<{ reached: string[] }>;
 }
 
 export interface RunnerDeps {
@@ -118,16 +121,18 @@ export function createRunner(deps: RunnerDeps) {
       organizationId,
       documentId,
       userIds: reviewers.map((r) => r.userId),
+      recipients: [],
       headline: `Review requested: ${runtime.body.name}`,
       body: node.config.commentBody ?? null,
-      sourceData: { workflow: { executionId: t.execution.id, definitionId: t.execution.definitionId, stepId: step.stepId, nodeId: step.nodeId, kind: 'review-requested' } },
+      source: { executionId: t.execution.id, definitionId: t.execution.definitionId, stepId: step.stepId, nodeId: step.nodeId, kind: 'review-requested' },
     });
   }
 
   async function sendNotification(app: Caller, t: Transition, step: StepRow, node: Extract<TWorkflowNode, { type: 'notification' }>): Promise<void> {
     const { organizationId, documentId } = t.execution;
-    if (organizationId === null) {
-      t.end(step, { status: 'failed', error: { code: 'notification-needs-organization', message: 'a notification step reaches users of the execution\'s organization, and the execution has none (dispatch it with organizationId)' } });
+    const userIds = node.config.userIds ?? [];
+    if (organizationId === null && userIds.length > 0) {
+      t.end(step, { status: 'failed', error: { code: 'notification-needs-organization', message: 'a notification step\'s userIds are users of the execution\'s organization, and the execution has none (dispatch it with organizationId, or give the node recipients only)' } });
       return;
     }
     const runtime = await deps.runtimes.of(t.execution.apiKeyId, t.execution.definitionId, t.execution.definitionVersion);
@@ -141,10 +146,11 @@ export function createRunner(deps: RunnerDeps) {
     const { reached } = await deps.notify(app, {
       organizationId,
       documentId,
-      userIds: node.config.userIds,
+      userIds,
+      recipients: node.config.recipients ?? [],
       headline: headline === '' ? runtime.body.name : headline,
       body,
-      sourceData: { workflow: { executionId: t.execution.id, definitionId: t.execution.definitionId, stepId: step.stepId, nodeId: step.nodeId, kind: 'notification' } },
+      source: { executionId: t.execution.id, definitionId: t.execution.definitionId, stepId: step.stepId, nodeId: step.nodeId, kind: 'notification' },
     });
     t.end(step, { status: 'completed', output: { subject: headline, body, reached }, eventData: { reached: reached.length } });
   }
@@ -199,6 +205,17 @@ export function createRunner(deps: RunnerDeps) {
         agentDone: jobs.define<StepJob>({ kind: 'workflow-agent-done', payload: ZStepJob, leaseMs: WORKFLOW_JOB_LEASE_MS, run: ({ payload }) => onAgentDone(payload) }),
       };
       return defs;
+    },
+    /**
+     * Starts a pending human step inside the caller's transition (a reviewer
+     * who decides before the step's job ran): it parks and its reviewers are
+     * told, as the job would have done; the job then finds it started.
+     */
+    async startHuman(app: Caller, t: Transition, step: StepRow): Promise<void> {
+      const node = nodeOf(t, step);
+      if (node.type !== 'human' || step.status !== 'pending') return;
+      t.begin(step);
+      await parkForReviewers(app, t, step, node);
     },
     get jobs() {
       if (defs === undefined) throw new Error('the workflow jobs are not defined');

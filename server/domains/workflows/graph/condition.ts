@@ -98,7 +98,7 @@ export function parseCondition(text: string): Condition {
     throw new ConditionError(`not valid JSON (${(error as Error).message}); a condition is a JSON object such as {"op":"eq","args":[{"var":"output.decision"},"approve"]}`);
   }
   const counter = { nodes: 0 };
-  if (!isPlainObject(json) || !('op' in json)) throw new ConditionError('a condition is a JSON object {"op": …, "args": […]}');
+  if (!isPlainObject(json) || !Object.hasOwn(json, 'op')) throw new ConditionError('a condition is a JSON object {"op": …, "args": […]}');
   const condition = parseOperation(json, 1, '', counter);
   if (condition.op === 'length') throw new ConditionError('the condition gives a number ("length"), not true or false; compare it, e.g. {"op":"gt","args":[{"op":"length","args":[…]},0]}');
   return condition;
@@ -113,7 +113,7 @@ function parseOperation(json: Record<string, unknown>, depth: number, where: str
   }
   const { op, args } = json;
   if (!isOp(op)) {
-    throw new ConditionError(`${typeof op === 'string' ? `unknown operator "${op}"` : '"op" must be an operator name'} (one of ${CONDITION_OPS.join(', ')})${at}`);
+    throw new ConditionError(`${typeof op === 'string' ? `unknown operator "${op}"` : '"op" must be an operator name'}; the operators are ${CONDITION_OPS.join(', ')}${at}`);
   }
   if (!Array.isArray(args)) throw new ConditionError(`"${op}" needs "args", an array${at}`);
   const { min, max } = ARITY[op];
@@ -152,8 +152,8 @@ function parseArgument(arg: unknown, depth: number, where: string, counter: { no
   }
   if (Array.isArray(arg)) throw new ConditionError(`an array is only allowed as the second argument of "in"${at}`);
   if (isPlainObject(arg)) {
-    if ('op' in arg) return parseOperation(arg, depth + 1, where, counter);
-    if ('var' in arg) {
+    if (Object.hasOwn(arg, 'op')) return parseOperation(arg, depth + 1, where, counter);
+    if (Object.hasOwn(arg, 'var')) {
       count(counter, at);
       for (const key of Object.keys(arg)) {
         if (key !== 'var') throw new ConditionError(`unexpected key "${key}" in a variable, which has only "var"${at}`);
@@ -219,13 +219,16 @@ export function evaluate(condition: Condition, scope: ConditionScope): boolean {
 
 function evaluateArgument(arg: ConditionArg, scope: ConditionScope): unknown {
   if (Array.isArray(arg) || !isPlainObject(arg)) return arg;
-  if ('op' in arg) return evaluateOperation(arg as Condition, scope);
-  const path = typeof arg.var === 'string' ? splitPath(arg.var) : undefined;
+  if (Object.hasOwn(arg, 'op')) return evaluateOperation(arg as Condition, scope);
+  const name = (arg as Partial<ConditionVar>).var;
+  const path = typeof name === 'string' ? splitPath(name) : undefined;
   return path ? lookupPath(scope, path) : undefined;
 }
 
 function evaluateOperation(node: Condition, scope: ConditionScope): unknown {
-  const args: readonly ConditionArg[] = Array.isArray(node.args) ? node.args : [];
+  if (!isOp(node.op) || !Array.isArray(node.args)) return undefined;
+  const args: readonly ConditionArg[] = node.args;
+  if (args.length < ARITY[node.op].min || args.length > ARITY[node.op].max) return undefined;
   const value = (index: number) => (index < args.length ? evaluateArgument(args[index]!, scope) : undefined);
   switch (node.op) {
     case 'eq':
@@ -339,8 +342,8 @@ function jsonEqual(left: unknown, right: unknown, depth = 0): boolean {
  */
 export function testsStepStatus(condition: Condition, status: string): boolean {
   const mentions = (arg: ConditionArg) => arg === status || (Array.isArray(arg) && arg.includes(status));
-  const readsStatus = (arg: ConditionArg) => isPlainObject(arg) && 'var' in arg && arg.var === 'step.status';
+  const readsStatus = (arg: ConditionArg) => isPlainObject(arg) && (arg as Partial<ConditionVar>).var === 'step.status';
   const walk = (node: Condition): boolean =>
-    (node.args.some(readsStatus) && node.args.some(mentions)) || node.args.some((arg) => isPlainObject(arg) && 'op' in arg && walk(arg as Condition));
+    (node.args.some(readsStatus) && node.args.some(mentions)) || node.args.some((arg) => isPlainObject(arg) && Object.hasOwn(arg, 'op') && walk(arg as Condition));
   return walk(condition);
 }

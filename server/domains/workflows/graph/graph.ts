@@ -91,8 +91,9 @@ export function checkPaths(resolved: Resolved, issues: Issues): void {
     );
   }
 
+  // Without the unmarked reject edges, which are already reported: a node they alone lead back to is not also unreachable.
   const reached = new Set<string>();
-  for (const root of graph.roots) for (const id of resolved.nodes.keys()) if (graph.reaches(root, id)) reached.add(id);
+  for (const root of rest.roots) for (const id of resolved.nodes.keys()) if (rest.reaches(root, id)) reached.add(id);
   for (const id of resolved.nodes.keys()) {
     if (!reached.has(id)) {
       issues.add('unreachable-node', `nodes[${resolved.nodeIndex.get(id)}]`, `node "${id}" is on no path from a start node (one without incoming edges); only a cycle leads to it`);

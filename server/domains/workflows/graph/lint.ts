@@ -97,7 +97,7 @@ export function lintNodesAndEdges(resolved: Resolved, issues: Issues): void {
       issues.add(
         'group-joinonquorum-members-must-share-successors',
         `groups[${resolved.groupIndex.get(groupId)}]`,
-        `group "${groupId}" uses joinOnQuorum, but its members lead to different nodes: "${first}" to ${list(expected)}, "${differing}" to ${list(successors(differing))}`,
+        `group "${groupId}" (groups[${resolved.groupIndex.get(groupId)}]) uses joinOnQuorum, but its members lead to different nodes: "${first}" to ${list(expected)}, "${differing}" to ${list(successors(differing))}`,
       );
     }
   }
@@ -124,6 +124,9 @@ function lintConfig(node: TWorkflowNode, name: string, at: string, issues: Issue
       return;
     }
     case 'notification':
+      if (node.config.userIds === undefined && node.config.recipients === undefined) {
+        issues.add('notification-needs-recipients', at, `${name} is a notification step with neither config.userIds nor config.recipients`);
+      }
       return;
     case 'webhook':
       return;

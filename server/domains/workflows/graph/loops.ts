@@ -43,7 +43,7 @@ export function deriveLoops(resolved: Resolved, issues: Issues, routeEdges: (edg
     let loopId = `loop-${edge.from.id}-${entry}`;
     for (let n = 2; usedIds.has(loopId); n += 1) loopId = `loop-${edge.from.id}-${entry}-${n}`;
     usedIds.add(loopId);
-    const name = `loop "${loopId}" (${edgeText(edge)})`;
+    const name = `loop "${loopId}" of ${edgeText(edge)}`;
 
     if (exits.length > 1) {
       const bounding = [...resolved.groups.values()].find(

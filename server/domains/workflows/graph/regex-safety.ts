@@ -70,7 +70,7 @@ export function patternProblem(pattern: string): string | undefined {
     }
     if (c === '(') {
       if (pattern.startsWith('(?<=', i) || pattern.startsWith('(?<!', i)) i += 4;
-      else if (pattern.startsWith('(?<', i)) i = pattern.indexOf('>', i) + 1;
+      else if (pattern.startsWith('(?<', i)) i = pattern.includes('>', i) ? pattern.indexOf('>', i) + 1 : pattern.length;
       else if (pattern.startsWith('(?', i)) i += 3;
       else i += 1;
       stack.push({ repeats: false, branches: false });

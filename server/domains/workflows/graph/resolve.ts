@@ -32,10 +32,11 @@ export interface Resolved {
   edges: ResolvedEdge[];
 }
 
+/** The part of a definition compileDefinition reads; `edges` and `groups` may be absent (or null, as a stored definition reads). */
 export interface DefinitionGraph {
-  nodes: TWorkflowNode[];
-  edges: TWorkflowEdge[];
-  groups?: TWorkflowGroup[] | undefined;
+  nodes: readonly TWorkflowNode[];
+  edges?: readonly TWorkflowEdge[] | null | undefined;
+  groups?: readonly TWorkflowGroup[] | null | undefined;
 }
 
 export const endpointOf = (endpoint: TEdgeEndpoint): Endpoint =>
@@ -114,7 +115,7 @@ export function resolveDefinition(def: DefinitionGraph, issues: Issues): Resolve
   });
 
   const edges: ResolvedEdge[] = [];
-  def.edges.forEach((authored, index) => {
+  (def.edges ?? []).forEach((authored, index) => {
     const at = `edges[${index}]`;
     const role: EdgeRole = authored.on ?? 'always';
     const from = endpointOf(authored.from);
@@ -124,7 +125,7 @@ export function resolveDefinition(def: DefinitionGraph, issues: Issues): Resolve
     for (const [side, endpoint] of [['from', from], ['to', to]] as const) {
       const declared = endpoint.kind === 'node' ? nodes.has(endpoint.id) : groups.has(endpoint.id);
       if (!declared) {
-        issues.add('dangling-edge', at, `${edgeText(edge)}: its ${side} names ${endpoint.kind} "${endpoint.id}", which is not declared`);
+        issues.add('dangling-edge', at, `${edgeText(edge)} ${side === 'from' ? 'comes from' : 'goes to'} ${endpoint.kind} "${endpoint.id}", which is not declared`);
         dangling = true;
       }
     }

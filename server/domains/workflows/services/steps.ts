@@ -13,6 +13,8 @@ import type { ExecutionsRepo, StepRow } from '../repos/executions.js';
 export interface StepsDeps {
   repo: ExecutionsRepo;
   transitions: Transitions;
+  /** Starts a pending human step in the caller's transition (runner.ts startHuman). */
+  startHuman(app: Caller, t: Transition, step: StepRow): Promise<void>;
 }
 
 type StepStatus = TWorkflowStep['status'];
@@ -43,6 +45,8 @@ export function createStepsService(deps: StepsDeps) {
         const reviewers = reviewersOf(node);
         const reviewer = reviewers.find((r) => r.userId === input.reviewerId);
         if (reviewer === undefined) throw permissionDenied(`${input.reviewerId} is not a reviewer of step ${step.stepId}`);
+        // A reviewer may decide before the step's job ran: the step starts now, as the job would start it.
+        if (step.status === 'pending' && !t.ended) await deps.startHuman(app, t, step);
         if (step.status !== 'waiting') throw failedPrecondition(`step ${step.stepId} is ${step.status}: it takes no decision`);
         const decisions = await repo.decisions(app.apiKeyId, t.execution.id, step.stepId);
         if (decisions.some((d) => d.reviewerId === input.reviewerId)) throw alreadyExists(`${input.reviewerId} already decided on step ${step.stepId}`);
@@ -130,12 +134,14 @@ export function createStepsService(deps: StepsDeps) {
         const step = stepIn(t, input.stepId);
         const node = t.graph.nodes.get(step.nodeId);
         if (node?.type !== 'agent' || node.config.blocking !== true) throw failedPrecondition(`step ${step.stepId} is not a blocking agent step (config.blocking)`);
+        if (ENDED_STEP.has(step.status) || t.ended) throw failedPrecondition(`step ${step.stepId} is ${step.status}: it takes no resolution`);
         const output = parseJson(step.output);
-        const proposed = output.proposedDecision;
-        if (step.status !== 'waiting' || (proposed !== 'approve' && proposed !== 'reject')) {
-          throw failedPrecondition(`step ${step.stepId} is ${step.status === 'waiting' ? 'waiting for its agent run to end' : step.status}: it takes no resolution`);
-        }
-        const decision: Decision = input.resolution === 'accept' ? proposed : input.decision!;
+        const proposed = output.proposedDecision === 'approve' || output.proposedDecision === 'reject' ? (output.proposedDecision as Decision) : null;
+        // Accepting needs the run's outcome; overriding does not (the run, if still going, is cancelled with the step's end).
+        if (input.resolution === 'accept' && proposed === null) throw failedPrecondition(`step ${step.stepId} has no outcome to accept yet: its agent run has not ended (override it, or wait)`);
+        const decision: Decision = input.resolution === 'accept' ? proposed! : input.decision!;
+        if (step.status === 'pending') t.begin(step);
+        if (proposed === null && step.agentExecutionId !== null) t.runsToCancel.push(step.agentExecutionId);
         t.end(step, {
           status: 'completed',
           output: { ...output, decision, resolvedBy: input.actorId, resolution: input.resolution, resolutionReason: input.reason ?? null },
