@@ -373,6 +373,20 @@ describe('Record Workflow Agent Resolution', () => {
     ]);
   });
 
+  it('an override before the run ended completes the step and cancels the run', async () => {
+    const { executionId } = await started('steps-agent', { page: { url: `${site}/clean` } }, false);
+    await server.running.services.jobs.runDue(1);
+    const check = stepOf(await get(executionId), 'check');
+    const runId = check.output.agentExecutionId as string;
+    await client.workflowSteps.recordWorkflowAgentResolution({ executionId, stepId: check.stepId, actorId: 'u-ana', resolution: 'override', decision: 'reject' });
+    await runJobs();
+    expect(shape(await get(executionId))).toEqual([
+      ['check', 'completed', 'reject'],
+      ['nope', 'completed', null],
+    ]);
+    expect((await client.agentRuns.getAgentExecution({ executionId: runId })).data.execution.status).toBe('cancelled');
+  });
+
   it('refuses a malformed request (INVALID_ARGUMENT): an override without its decision', async () => {
     await expectCollabError(client.workflowSteps.recordWorkflowAgentResolution({ executionId: 'wfx_x', stepId: 'step_x', actorId: 'u-ana', resolution: 'override' }), 'INVALID_ARGUMENT', /decision/);
     await expectCollabError(client.workflowSteps.recordWorkflowAgentResolution({ executionId: 'wfx_x', stepId: 'step_x', actorId: 'u-ana', resolution: 'ignore' } as never), 'INVALID_ARGUMENT', /resolution/);
@@ -382,14 +396,14 @@ describe('Record Workflow Agent Resolution', () => {
     await expectCredentialChecks(server, ws, path, { executionId: 'wfx_x', stepId: 'step_x', actorId: 'u-ana', resolution: 'accept' });
   });
 
-  it('FAILED_PRECONDITION while the run still goes, once resolved, and for a step that is not a blocking agent step; NOT_FOUND for an unknown execution or step', async () => {
+  it('FAILED_PRECONDITION for an accept while the run still goes, once resolved, and for a step that is not a blocking agent step; NOT_FOUND for an unknown execution or step', async () => {
     const { executionId, execution } = await started('steps-agent', { page: { url: `${site}/clean` } }, false);
     // The step's job alone: the run is started, not yet run.
     await server.running.services.jobs.runDue(1);
     const check = stepOf(await get(executionId), 'check');
     expect(check.status).toBe('waiting');
     expect(check.output.proposedDecision).toBeUndefined();
-    await expectCollabError(client.workflowSteps.recordWorkflowAgentResolution({ executionId, stepId: check.stepId, actorId: 'u-ana', resolution: 'accept' }), 'FAILED_PRECONDITION', /waiting for its agent run/);
+    await expectCollabError(client.workflowSteps.recordWorkflowAgentResolution({ executionId, stepId: check.stepId, actorId: 'u-ana', resolution: 'accept' }), 'FAILED_PRECONDITION', /no outcome to accept/);
     await runJobs();
     await client.workflowSteps.recordWorkflowAgentResolution({ executionId, stepId: check.stepId, actorId: 'u-ana', resolution: 'override', decision: 'reject' });
     await expectCollabError(client.workflowSteps.recordWorkflowAgentResolution({ executionId, stepId: check.stepId, actorId: 'u-ana', resolution: 'accept' }), 'FAILED_PRECONDITION', /completed/);

@@ -152,7 +152,8 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
           return { result, transition: t };
         });
         if (done !== undefined) {
-          for (const runId of done.transition.runsToCancel) {
+          // A run is named once however many rules asked for its cancel (a step's end, an override's own).
+          for (const runId of new Set(done.transition.runsToCancel)) {
             await deps.cancelAgentRun(apiKeyId, runId).catch((error: unknown) => deps.log.warn({ err: error, executionId, runId }, 'could not cancel the agent run of a cancelled workflow step'));
           }
         }
