@@ -29,8 +29,15 @@ export interface EngineDeps {
   cancelAgentRun(apiKeyId: string, agentExecutionId: string): Promise<void>;
 }
 
-/** Transitions that lost a race with another (the execution moved on meanwhile) are built again from what is now stored. */
-const MAX_TRIES = 5;
+/**
+ * Transitions that lost a race with another (the execution moved on meanwhile) are built again from what is now
+ * stored. Of k transitions of one execution at once, one commits per round, so the last needs k-1 retries: the
+ * steps of a wide group start together (each worker runs 4 step jobs at once), and with 5 tries, on PostgreSQL
+ * with two workers, an 11-member group's last step job gave up (a job retried a second later, or an INTERNAL
+ * answer to a reviewer). A short random pause spreads the losers so they do not all collide again.
+ */
+const MAX_TRIES = 16;
+const retryPause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5 * Math.min(attempt, 8))));
 
 export class Conflict extends Error {
   constructor() {
@@ -52,6 +59,22 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
 
   async function write(t: Transition, expectedSeq: number): Promise<void> {
     const { execution } = t;
+    // The execution row first: its compare-and-set is what orders two transitions of one execution. Written
+    // last (as it was), the loser of a race on PostgreSQL reached its event inserts first, waited there on the
+    // winner's rows with the same seq, and then failed with a unique violation instead of a Conflict: a job
+    // attempt lost with a backoff, an INTERNAL answer to a reviewer. Now the loser waits on the row lock, finds
+    // nextSeq moved once the winner commits (READ COMMITTED re-checks the condition), and is retried afresh.
+    const wrote = await repo.updateIf(execution.apiKeyId, execution.id, expectedSeq, {
+      status: execution.status,
+      state: t.serializedState(),
+      nextSeq: execution.nextSeq,
+      stepCount: execution.stepCount,
+      failureReason: execution.failureReason,
+      completedAt: execution.completedAt,
+      cancelledAt: execution.cancelledAt,
+      updatedAt: BigInt(t.now),
+    });
+    if (!wrote) throw new Conflict();
     if (t.added.length > 0) await repo.insertSteps(t.added);
     for (const stepId of t.changed) {
       const step = t.step(stepId)!;
@@ -106,17 +129,6 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
       if (work.kind === 'run') await deps.jobs.enqueue(run, payload, { apiKeyId: execution.apiKeyId });
       else await deps.jobs.enqueue(timer, { ...payload, reason: work.reason }, { apiKeyId: execution.apiKeyId, runAt: work.at, key: `wf-${work.reason}:${execution.id}:${work.stepId}` });
     }
-    const wrote = await repo.updateIf(execution.apiKeyId, execution.id, expectedSeq, {
-      status: execution.status,
-      state: t.serializedState(),
-      nextSeq: execution.nextSeq,
-      stepCount: execution.stepCount,
-      failureReason: execution.failureReason,
-      completedAt: execution.completedAt,
-      cancelledAt: execution.cancelledAt,
-      updatedAt: BigInt(t.now),
-    });
-    if (!wrote) throw new Conflict();
   }
 
   /**
@@ -140,13 +152,15 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
           return { result, transition: t };
         });
         if (done !== undefined) {
-          for (const runId of done.transition.runsToCancel) {
+          // A run is named once however many rules asked for its cancel (a step's end, an override's own).
+          for (const runId of new Set(done.transition.runsToCancel)) {
             await deps.cancelAgentRun(apiKeyId, runId).catch((error: unknown) => deps.log.warn({ err: error, executionId, runId }, 'could not cancel the agent run of a cancelled workflow step'));
           }
         }
         return done;
       } catch (error) {
         if (!(error instanceof Conflict) || attempt >= MAX_TRIES) throw error;
+        await retryPause(attempt);
       }
     }
   }

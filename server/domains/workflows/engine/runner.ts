@@ -37,6 +37,13 @@ export interface RunnerDeps {
 const ZStepJob = z.object({ apiKeyId: z.string(), executionId: z.string(), stepId: z.string() });
 const ZTimerJob = ZStepJob.extend({ reason: z.enum(['sla', 'deadline']) });
 
+/**
+ * The workflow jobs' lease. Each is one transition (one short unit of work), so the lease only says how long a
+ * step waits after its worker died (SIGKILL, a crash) before another worker takes it: with the jobs' default of
+ * 60 s an execution stalled that long after a restart. A live worker renews it every third of it.
+ */
+const WORKFLOW_JOB_LEASE_MS = 15_000;
+
 /** Errors of Run Agent that a later try can get past (the same agent still running on the document, the concurrency cap). */
 const TRANSIENT_AGENT_ERRORS = new Set(['ALREADY_EXISTS', 'RESOURCE_EXHAUSTED', 'UNAVAILABLE']);
 
@@ -152,8 +159,15 @@ export function createRunner(deps: RunnerDeps) {
     await transitions.transact(job.apiKeyId, job.executionId, (t) => {
       const step = t.step(job.stepId);
       if (step === undefined || ENDED_STEP.has(step.status) || t.ended) return;
-      if (job.reason === 'sla') t.end(step, { status: 'breached', error: { code: 'sla-breached', message: `the step did not end within its SLA of ${nodeOf(t, step).slaMs} ms` } });
-      else t.end(step, { status: 'failed', error: { code: 'agent-timeout', message: 'the agent run did not end within the node\'s agentMaxRuntimeMs; it was cancelled' } });
+      if (job.reason === 'sla') {
+        t.end(step, { status: 'breached', error: { code: 'sla-breached', message: `the step did not end within its SLA of ${nodeOf(t, step).slaMs} ms` } });
+        return;
+      }
+      // agentMaxRuntimeMs bounds the run, not the wait that follows it: a blocking step whose run ended waits for its
+      // resolution as long as it takes (its SLA, if any, bounds that). Before, the timer failed it agent-timeout.
+      if (typeof parseJson(step.output).agentExecutionStatus === 'string') return;
+      // The transition cancels the run once it commits (Transition.end: a step that ends while its run goes).
+      t.end(step, { status: 'failed', error: { code: 'agent-timeout', message: 'the agent run did not end within the node\'s agentMaxRuntimeMs; it was cancelled' } });
     });
   }
 
@@ -186,9 +200,9 @@ export function createRunner(deps: RunnerDeps) {
     /** Defined once the engine is wired (the transitions write these jobs). */
     define(jobs: Jobs) {
       defs = {
-        run: jobs.define<StepJob>({ kind: 'workflow-step', payload: ZStepJob, concurrency: 4, run: ({ payload }) => runStep(payload), failed: (payload, reason) => failStep(payload, reason) }),
-        timer: jobs.define<TimerJob>({ kind: 'workflow-timer', payload: ZTimerJob, run: ({ payload }) => onTimer(payload) }),
-        agentDone: jobs.define<StepJob>({ kind: 'workflow-agent-done', payload: ZStepJob, run: ({ payload }) => onAgentDone(payload) }),
+        run: jobs.define<StepJob>({ kind: 'workflow-step', payload: ZStepJob, concurrency: 4, leaseMs: WORKFLOW_JOB_LEASE_MS, run: ({ payload }) => runStep(payload), failed: (payload, reason) => failStep(payload, reason) }),
+        timer: jobs.define<TimerJob>({ kind: 'workflow-timer', payload: ZTimerJob, leaseMs: WORKFLOW_JOB_LEASE_MS, run: ({ payload }) => onTimer(payload) }),
+        agentDone: jobs.define<StepJob>({ kind: 'workflow-agent-done', payload: ZStepJob, leaseMs: WORKFLOW_JOB_LEASE_MS, run: ({ payload }) => onAgentDone(payload) }),
       };
       return defs;
     },

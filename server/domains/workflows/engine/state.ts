@@ -15,6 +15,8 @@ export interface LoopAttempt {
   iteration: number;
   authorOutput: Json;
   rejectedBy: string | null;
+  /** Whether the rejecting reviewer was a mandatory one (the hosted service's attempt carries it). */
+  rejectorMandatory: boolean;
   rejectionReason: string | null;
   rejectedAt: number;
 }

@@ -150,6 +150,9 @@ export class Transition {
     if (ENDED_STEP.has(step.status)) return;
     const output = outcome.output ?? parseJson(step.output);
     const decision = outcome.decision ?? null;
+    // A step that ends while its agent run still goes (its time limit, a breach, an override, a cancel) takes the run
+    // down with it: before, only cancels and breaches did, so an `agent-timeout` left the run going to its own deadline.
+    const runGoing = step.agentExecutionId !== null && !runEnded(parseJson(step.output)) && !runEnded(output);
     this.change(step, {
       status: outcome.status,
       output: JSON.stringify(output),
@@ -157,7 +160,7 @@ export class Transition {
       error: outcome.error === undefined || outcome.error === null ? null : JSON.stringify(outcome.error),
       completedAt: BigInt(this.now),
     });
-    if (step.agentExecutionId !== null && (outcome.status === 'cancelled' || outcome.status === 'breached')) this.runsToCancel.push(step.agentExecutionId);
+    if (runGoing) this.runsToCancel.push(step.agentExecutionId!);
     const base = { nodeId: step.nodeId, nodeType: step.nodeType, ...outcome.eventData };
     switch (outcome.status) {
       case 'completed':
@@ -188,7 +191,9 @@ export class Transition {
     const group = this.groupOfNode(step.nodeId);
     let routed = false;
     if (group !== undefined) routed = this.tally(group, step, output, decision);
-    if (step.status === 'cancelled') return;
+    // The tally may have failed the execution (a quorum that can no longer be met): then the member's own edges
+    // are not taken either; before, they added pending steps to a failed execution that no job would ever run.
+    if (step.status === 'cancelled' || this.ended) return;
     if (group === undefined || group.onQuorumMet !== 'joinOnQuorum') {
       for (const edge of this.graph.nodeEdges.get(step.nodeId) ?? []) {
         if (this.matches(edge, step, output, decision)) {
@@ -198,7 +203,7 @@ export class Transition {
       }
       const loop = this.graph.loopBySource.get(`node:${step.nodeId}`);
       if (loop !== undefined && step.status === 'completed' && decision === 'reject') {
-        this.loopBack(loop, output, rejectorOf(output), reasonOf(output));
+        this.loopBack(loop, output, rejectorOf(output), reasonOf(output), mandatoryOf(output));
         routed = true;
       }
     }
@@ -237,6 +242,7 @@ export class Transition {
   }
 
   private follow(edge: RouteEdge, input: Json): void {
+    if (this.ended) return;
     this.addStep(edge.to, input);
   }
 
@@ -287,8 +293,10 @@ export class Transition {
         tally.settled = true;
         this.cancelSiblings(group, step, 'group-quorum-met');
         for (const edge of this.successorsOf(group)) if (edge.role !== 'reject') this.follow(edge, joinInput());
+        return owned;
       }
-      return owned;
+      // waitAll goes on to the check below: the approval that meets the quorum may also be the last member's end,
+      // and then the group routes now (before, it returned here and the group's edges were never taken).
     }
 
     const left = group.expectedSteps - tally.ended.length;
@@ -312,7 +320,7 @@ export class Transition {
       }
       const loop = this.graph.loopBySource.get(`group:${group.groupId}`);
       if (groupDecision === 'reject' && loop !== undefined) {
-        this.loopBack(loop, groupOutput, rejectorOf(output), reasonOf(output));
+        this.loopBack(loop, groupOutput, rejectorOf(output), reasonOf(output), mandatoryOf(output));
         routed = true;
       }
       if (!routed && groupDecision === 'reject') this.fail({ code: 'rejected', message: `group ${group.groupId} rejected (not every member approved), and no edge routes a reject` });
@@ -324,8 +332,10 @@ export class Transition {
       tally.settled = true;
       const loop = this.graph.loopBySource.get(`group:${group.groupId}`);
       if (loop !== undefined) {
+        // The next pass cancels the members still waiting as a loop restart (`system:loop-restart`, as the hosted
+        // service's cancellation reasons say); only at the cap, with no next pass, are they cancelled as the group's.
+        this.loopBack(loop, { ...joinInput(), decision: 'reject' }, rejectorOf(output), reasonOf(output), mandatoryOf(output));
         this.cancelSiblings(group, step, 'group-quorum-lost');
-        this.loopBack(loop, { ...joinInput(), decision: 'reject' }, rejectorOf(output), reasonOf(output));
       } else if (owned || (this.graph.groupEdges.get(group.groupId)?.length ?? 0) > 0) {
         this.fail({ code: 'quorum-not-met', message: `group ${group.groupId} can no longer reach its quorum of ${group.quorum}` });
       }
@@ -351,11 +361,11 @@ export class Transition {
   }
 
   /** A reject at a loop's end: the next pass from its entry node, or `loop.exhausted` at the cap. */
-  private loopBack(loop: LoopRegion, authorOutput: Json, rejectedBy: string | null, rejectionReason: string | null): void {
+  private loopBack(loop: LoopRegion, authorOutput: Json, rejectedBy: string | null, rejectionReason: string | null, rejectorMandatory: boolean): void {
     const state = (this.state.loops[loop.loopId] ??= { iteration: 1, attempts: [], exhausted: false });
     this.executionChanged = true;
     if (state.exhausted) return;
-    state.attempts = [...state.attempts, { iteration: state.iteration, authorOutput, rejectedBy, rejectionReason, rejectedAt: this.now }].slice(-MAX_ATTEMPTS_KEPT);
+    state.attempts = [...state.attempts, { iteration: state.iteration, authorOutput, rejectedBy, rejectorMandatory, rejectionReason, rejectedAt: this.now }].slice(-MAX_ATTEMPTS_KEPT);
     if (state.iteration < loop.maxIterations) {
       for (const step of this.steps) {
         if (loop.bodyNodeIds.includes(step.nodeId) && !ENDED_STEP.has(step.status)) {
@@ -383,8 +393,10 @@ export class Transition {
     this.execution.failureReason = JSON.stringify(reason);
     this.execution.completedAt = BigInt(this.now);
     this.executionChanged = true;
-    this.emit('execution.failed', null, reason as unknown as Json);
+    // The steps' cancellations first, the execution's end last, as cancelExecution does: a reader of the log
+    // (or of the webhooks, in seq order) sees nothing of the execution after its terminal event.
     this.cancelOpen('execution-failed');
+    this.emit('execution.failed', null, reason as unknown as Json);
   }
 
   /** Cancels the execution and every step not ended. */
@@ -429,4 +441,13 @@ function rejectorOf(output: Json): string | null {
 
 function reasonOf(output: Json): string | null {
   return typeof output.rejectionReason === 'string' ? output.rejectionReason : null;
+}
+
+function mandatoryOf(output: Json): boolean {
+  return output.rejectorMandatory === true;
+}
+
+/** An agent step's run has reported its end once the step's output carries the run's status (runner.ts onAgentDone). */
+function runEnded(output: Json): boolean {
+  return typeof output.agentExecutionStatus === 'string';
 }
