@@ -137,7 +137,7 @@ export function workflowsModule(
 
   return {
     services: { workflowDefinitions, workflowExecutions, workflowSteps },
-    ownedData: [workflowsOwnedData(createExecutionsOwnership(p.db))],
+    ownedData: [workflowsOwnedData(createExecutionsOwnership(p.db), definitionsRepo, p.clock)],
     projections: [agentRunEnded],
   } satisfies DomainModule;
 }

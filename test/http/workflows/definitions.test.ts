@@ -35,7 +35,7 @@ describe('Create Workflow Definition and Get Workflow Definition', () => {
 
   it('refuses a graph that does not hold, naming the culprit', async () => {
     const bad = reviewDefinition('bad-graph', [{ userId: 'u-ana' }]);
-    await expectCollabError(client.workflowDefinitions.createWorkflowDefinition({ ...bad, edges: [...bad.edges!, { from: 'review', to: 'nowhere', on: 'always' }] }), 'INVALID_ARGUMENT', /dangling-edge.*nowhere/);
+    await expectCollabError(client.workflowDefinitions.createWorkflowDefinition({ ...bad, edges: [...bad.edges!, { from: 'review', to: 'nowhere', on: 'always' }] }), 'INVALID_ARGUMENT', /dangling-edge: edges\[2\]\.to names a node/);
     await expectCollabError(client.workflowDefinitions.createWorkflowDefinition({ ...bad, edges: [{ from: 'review', to: 'approved', on: 'approve' }] }), 'INVALID_ARGUMENT', /human-node-requires-reject-path|unreachable-node/);
     await expectCollabError(
       client.workflowDefinitions.createWorkflowDefinition({ ...bad, edges: [...bad.edges!.slice(0, 1), { from: 'review', to: 'rejected', on: 'custom', when: '{"op":"nope","args":[]}' }] }),
@@ -45,7 +45,7 @@ describe('Create Workflow Definition and Get Workflow Definition', () => {
     await expectCollabError(
       client.workflowDefinitions.createWorkflowDefinition({ ...bad, nodes: [...bad.nodes, { nodeId: 'gate', type: 'agent', config: { agentId: 'no-such-agent', url: 'https://example.com' } }], edges: [...bad.edges!, { from: 'approved', to: 'gate' }] }),
       'INVALID_ARGUMENT',
-      /no-such-agent/,
+      /unknown-agent: data\.nodes\[3\]\.config\.agentId \(node gate\)/,
     );
     await expectCollabError(client.workflowDefinitions.createWorkflowDefinition({ ...bad, definitionId: 'Bad_Id' }), 'INVALID_ARGUMENT', /definitionId/);
   });

@@ -29,7 +29,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('Dispatch Workflow Execution and Get Workflow Execution', () => {
+describe('Dispatch Workflow Execution, Get Workflow Execution and Get Workflow Execution Events', () => {
   it('runs a human review to its approve route, with the events in order', async () => {
     const dispatched = (await client.workflowExecutions.dispatchWorkflowExecution({ definitionId: 'signoff', idempotencyKey: 'k-1', organizationId: ORG, documentId: 'doc-1', triggerContext: { title: 'Plan' } })).data;
     expect(dispatched).toMatchObject({ deduplicated: false, correlationId: dispatched.executionId });

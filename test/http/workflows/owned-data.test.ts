@@ -33,8 +33,9 @@ afterAll(async () => {
 });
 
 describe('workflow executions as owned data', () => {
-  it('move with Migrate Documents, steps and events with them', async () => {
+  it('move with Migrate Documents, steps and events with them, and a definition scoped to the document with them', async () => {
     const executionId = await dispatchOn('doc-old');
+    await client.workflowDefinitions.createWorkflowDefinition({ ...reviewDefinition('scoped-review', [{ userId: 'u-ana' }]), scope: { level: 'document', organizationId: ORG, documentId: 'doc-old' } });
     const { migrationId } = (await client.migrations.migrateDocuments({ organizationId: ORG, documentId: 'doc-old', newDocumentId: 'doc-new' })).data;
     await runJobs();
     expect((await client.migrations.getMigrateDocumentsStatus({ organizationId: ORG, migrationId })).data.status).toBe('completed');
@@ -42,6 +43,8 @@ describe('workflow executions as owned data', () => {
     expect(moved).toMatchObject({ documentId: 'doc-new', status: 'running', steps: [{ nodeId: 'review', status: 'waiting' }] });
     expect((await client.workflowExecutions.listWorkflowExecutions({ organizationId: ORG, documentId: 'doc-new' })).data.map((e) => e.executionId)).toEqual([executionId]);
     expect((await client.workflowExecutions.listWorkflowExecutions({ organizationId: ORG, documentId: 'doc-old' })).data).toEqual([]);
+    expect((await client.workflowDefinitions.getWorkflowDefinition({ definitionId: 'scoped-review' })).data.scope).toEqual({ level: 'document', organizationId: ORG, documentId: 'doc-new' });
+    expect((await client.workflowExecutions.dispatchWorkflowExecution({ definitionId: 'scoped-review' })).data.deduplicated).toBe(false);
     // It goes on where it was.
     await client.workflowSteps.recordWorkflowReviewerDecision({ executionId, stepId: moved.steps[0]!.stepId, reviewerId: 'u-ana', decision: 'approve' });
     await runJobs();
@@ -70,5 +73,7 @@ describe('workflow executions as owned data', () => {
     await runJobs();
     await expectCollabError(client.workflowExecutions.getWorkflowExecution({ executionId: kept }), 'NOT_FOUND');
     expect((await client.workflowDefinitions.getWorkflowDefinition({ definitionId: 'owned-review' })).data.status).toBe('active');
+    // Bound to the organization's document, it could start nothing more.
+    expect((await client.workflowDefinitions.getWorkflowDefinition({ definitionId: 'scoped-review' })).data.status).toBe('tombstoned');
   });
 });

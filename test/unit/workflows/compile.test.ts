@@ -377,7 +377,7 @@ describe('what we accept beyond the hosted examples', () => {
 /** For each rule: a minimal definition that breaks it, and what the message must name. */
 const BROKEN: Record<GraphRule, { definition: Parameters<typeof def>[0]; names: string[] }> = {
   'duplicate-node-id': { definition: { nodes: [agent('a'), agent('a')] }, names: ['nodes[1]', '"a"', 'nodes[0]'] },
-  'dangling-edge': { definition: { nodes: [agent('a')], edges: [{ from: 'a', to: 'ghost' }] }, names: ['edges[0]', 'node "ghost"'] },
+  'dangling-edge': { definition: { nodes: [agent('a')], edges: [{ from: 'a', to: 'ghost' }] }, names: ['edges[0].to', 'names a node'] },
   'cycle-detected': {
     definition: { nodes: [agent('r'), agent('a'), agent('b')], edges: [{ from: 'r', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'a', on: 'approve' }] },
     names: ['a → b → a', 'edges[1]', 'edges[2]'],
@@ -401,7 +401,7 @@ const BROKEN: Record<GraphRule, { definition: Parameters<typeof def>[0]; names: 
     definition: { nodes: [agent('a'), agent('b')], groups: [{ groupId: 'g', memberNodeIds: ['a'], quorum: 1 }, { groupId: 'g', memberNodeIds: ['b'], quorum: 1 }] },
     names: ['groups[1]', '"g"', 'groups[0]'],
   },
-  'group-member-missing': { definition: { nodes: [agent('a')], groups: [{ groupId: 'g', memberNodeIds: ['a', 'ghost'], quorum: 1 }] }, names: ['group "g"', '"ghost"'] },
+  'group-member-missing': { definition: { nodes: [agent('a')], groups: [{ groupId: 'g', memberNodeIds: ['a', 'ghost'], quorum: 1 }] }, names: ['group "g"', 'groups[0].memberNodeIds[1]'] },
   'group-member-duplicate': { definition: { nodes: [agent('a')], groups: [{ groupId: 'g', memberNodeIds: ['a', 'a'], quorum: 1, expectedSteps: 1 }] }, names: ['group "g"', '"a"'] },
   'group-expected-steps-invalid': { definition: { nodes: [agent('a'), agent('b')], groups: [{ groupId: 'g', memberNodeIds: ['a', 'b'], expectedSteps: 3, quorum: 1 }] }, names: ['group "g"', 'expectedSteps 3'] },
   'group-quorum-invalid': { definition: { nodes: [agent('a'), agent('b')], groups: [{ groupId: 'g', memberNodeIds: ['a', 'b'], expectedSteps: 2, quorum: 3 }] }, names: ['group "g"', 'quorum 3'] },
@@ -543,7 +543,8 @@ describe('GraphError', () => {
     });
     expect(error.code).toBe('dangling-edge');
     expect(error.at).toBe('edges[0]');
-    expect(error.message).toBe('dangling-edge: edges[0] (a → ghost, on always) goes to node "ghost", which is not declared');
+    // The undeclared ID is not repeated (a refusal never echoes what it refuses).
+    expect(error.message).toBe('dangling-edge: edges[0].to names a node the definition does not declare');
     expect(error.issues.map((issue) => issue.code)).toEqual(['dangling-edge', 'human-node-requires-reject-path', 'agent-node-requires-url-or-urlpath']);
     expect(error.name).toBe('GraphError');
   });

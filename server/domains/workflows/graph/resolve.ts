@@ -79,8 +79,8 @@ export function resolveDefinition(def: DefinitionGraph, issues: Issues): Resolve
       return;
     }
     const members: string[] = [];
-    for (const member of group.memberNodeIds) {
-      if (!nodes.has(member)) issues.add('group-member-missing', at, `${name} lists member "${member}", which is not a node of the definition`);
+    for (const [i, member] of group.memberNodeIds.entries()) {
+      if (!nodes.has(member)) issues.add('group-member-missing', at, `${name}: ${at}.memberNodeIds[${i}] names a node the definition does not declare`);
       else if (members.includes(member)) issues.add('group-member-duplicate', at, `${name} lists member "${member}" twice`);
       else {
         const other = groupOf.get(member);
@@ -125,7 +125,8 @@ export function resolveDefinition(def: DefinitionGraph, issues: Issues): Resolve
     for (const [side, endpoint] of [['from', from], ['to', to]] as const) {
       const declared = endpoint.kind === 'node' ? nodes.has(endpoint.id) : groups.has(endpoint.id);
       if (!declared) {
-        issues.add('dangling-edge', at, `${edgeText(edge)} ${side === 'from' ? 'comes from' : 'goes to'} ${endpoint.kind} "${endpoint.id}", which is not declared`);
+        // The undeclared ID is not repeated: a refusal never echoes the value it refuses (it may be a secret pasted in the wrong place).
+        issues.add('dangling-edge', at, `edges[${edge.index}].${side} names a ${endpoint.kind} the definition does not declare`);
         dangling = true;
       }
     }

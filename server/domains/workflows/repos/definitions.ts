@@ -76,6 +76,24 @@ export function createDefinitionsRepo(db: Db) {
         orderBy: [{ updatedAt: 'desc' }, { definitionId: 'desc' }],
         take,
       }),
+    /** A document's new ID in the scope of the definitions bound to it: their head and their current version's body. */
+    async moveDocumentScope(apiKeyId: string, organizationId: string, from: string, to: string): Promise<void> {
+      const heads = await db.workflowDefinition.findMany({ where: { apiKeyId, organizationId, documentId: from } });
+      for (const head of heads) {
+        await db.workflowDefinition.updateMany({ where: { apiKeyId, definitionId: head.definitionId }, data: { documentId: to } });
+        const version = await db.workflowDefinitionVersion.findUnique({ where: { apiKeyId_definitionId_version: { apiKeyId, definitionId: head.definitionId, version: head.version } } });
+        if (version === null) continue;
+        const body = JSON.parse(version.body) as { scope: { documentId: string | null } };
+        body.scope.documentId = to;
+        await db.workflowDefinitionVersion.update({ where: { apiKeyId_definitionId_version: { apiKeyId, definitionId: head.definitionId, version: head.version } }, data: { body: JSON.stringify(body) } });
+      }
+    },
+    /** Definitions bound to deleted documents (or a deleted organization) start nothing more: tombstoned, still readable. */
+    tombstoneScoped: (apiKeyId: string, organizationId: string, documentIds: readonly string[] | undefined, at: bigint) =>
+      db.workflowDefinition.updateMany({
+        where: { apiKeyId, organizationId, ...(documentIds === undefined ? {} : { documentId: { in: [...documentIds] } }), status: 'active' },
+        data: { status: 'tombstoned', updatedAt: at },
+      }),
     countUnfinished: (apiKeyId: string, definitionId: string) =>
       db.workflowExecution.count({ where: { apiKeyId, definitionId, status: { in: ['pending', 'running'] } } }),
   };

@@ -60,7 +60,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
     const missing = input.nodes.findIndex((node) => node.type === 'agent' && !known.has(node.config.agentId));
     if (missing >= 0) {
       const node = input.nodes[missing] as Extract<DefinitionInput['nodes'][number], { type: 'agent' }>;
-      throw invalidArgument(`unknown-agent: data.nodes[${missing}] (${node.nodeId}) runs agent "${node.config.agentId}", which the application does not have`);
+      // The agent ID is not repeated: a refusal never echoes the value it refuses.
+      throw invalidArgument(`unknown-agent: data.nodes[${missing}].config.agentId (node ${node.nodeId}) names an agent the application does not have`);
     }
     const body: StoredBody = {
       name: input.name,
@@ -85,7 +86,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
       description: body.description,
       version: head.version,
       status: head.status === 'tombstoned' ? 'tombstoned' : 'active',
-      scope: body.scope,
+      // The head's, not the version's: it follows a migrated document (owned-data.ts) and versions are cached as written.
+      scope: { level: head.scopeLevel as TWorkflowDefinition['scope']['level'], organizationId: head.organizationId, documentId: head.documentId },
       nodes: body.nodes,
       edges: body.edges,
       groups: body.groups,
