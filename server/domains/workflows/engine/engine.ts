@@ -140,6 +140,7 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
     for (let attempt = 1; ; attempt += 1) {
       try {
         const done = await uow.run(async () => {
+          await repo.lock(apiKeyId, executionId);
           const execution = await repo.find(apiKeyId, executionId);
           if (execution === null) return undefined;
           const steps = await repo.steps(apiKeyId, executionId);

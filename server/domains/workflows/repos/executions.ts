@@ -1,4 +1,4 @@
-import type { Db } from '../../../db/client.js';
+import { providerOfClient, type Db } from '../../../db/client.js';
 import { afterMs, type Cursor } from '../../../db/keyset.js';
 
 /** A WorkflowExecution row (prisma/models.prisma), JSON columns still text. */
@@ -73,6 +73,15 @@ export function createExecutionsRepo(db: Db) {
   return {
     insert: (row: ExecutionRow) => db.workflowExecution.create({ data: row }),
     find: (apiKeyId: string, id: string): Promise<ExecutionRow | null> => db.workflowExecution.findUnique({ where: { apiKeyId_id: { apiKeyId, id } } }),
+    /**
+     * Holds the execution's row until the unit of work ends (PostgreSQL):
+     * transitions of one execution then take turns instead of racing to the
+     * compare-and-set and retrying. SQLite's one writer already serializes them.
+     */
+    async lock(apiKeyId: string, id: string): Promise<void> {
+      if (providerOfClient(db) !== 'postgresql') return;
+      await db.$queryRawUnsafe('SELECT 1 FROM "WorkflowExecution" WHERE "apiKeyId" = $1 AND "id" = $2 FOR UPDATE', apiKeyId, id);
+    },
     byIdempotencyKey: (apiKeyId: string, idempotencyKey: string): Promise<ExecutionRow | null> =>
       db.workflowExecution.findUnique({ where: { apiKeyId_idempotencyKey: { apiKeyId, idempotencyKey } } }),
     /**
