@@ -62,7 +62,8 @@ import { getAgentVersion, getAgentVersions, restoreAgentVersion, updateAgentVers
 import { enhanceAgentPrompt, refineAgentPrompt, validateAgentPrompt } from './agents/prompts.js';
 import { createWorkflowDefinition, deleteWorkflowDefinition, getWorkflowDefinition, listWorkflowDefinitions, updateWorkflowDefinition } from './workflows/definitions.js';
 import { cancelWorkflowExecution, dispatchWorkflowExecution, getWorkflowExecution, getWorkflowExecutionEvents, listWorkflowExecutions } from './workflows/executions.js';
-import { cancelWorkflowStep, recordWorkflowAgentResolution, recordWorkflowReviewerDecision, resolveWorkflowStep } from './workflows/steps.js';
+import { cancelWorkflowStep, recordWorkflowAgentResolution, recordWorkflowReviewerDecision, recordWorkflowStepCallback, resolveWorkflowStep } from './workflows/steps.js';
+import { inboundWorkflowTrigger } from './workflows/triggers.js';
 import { cancelAgentExecution, countAgentExecutions, getAgentAnalytics, getAgentExecution, listAgentExecutions, runAgent } from './agents/executions.js';
 
 const c = initContract();
@@ -261,6 +262,7 @@ const workflowExecutions = c.router({
   listWorkflowExecutions,
   cancelWorkflowExecution,
   getWorkflowExecutionEvents,
+  inboundWorkflowTrigger,
 });
 
 // In the order of the examples' story: the agent step's resolution, the review, an override, a cancel.
@@ -269,6 +271,7 @@ const workflowSteps = c.router({
   recordWorkflowReviewerDecision,
   resolveWorkflowStep,
   cancelWorkflowStep,
+  recordWorkflowStepCallback,
 });
 
 /** The contract's shape, group by group (see above). */

@@ -6,6 +6,8 @@ const SECURITY: Record<OperationMeta['auth'], Record<string, string[]>[]> = {
   application: [{ apiKey: [], authToken: [] }],
   workspace: [{ workspaceId: [], workspaceAuthToken: [] }],
   public: [],
+  // The API key names the application; the body's signature (described by the operation) authenticates it.
+  signedBody: [{ apiKey: [] }],
 };
 
 const ERROR_TABLE = Object.entries(ERROR_STATUS_HTTP)
@@ -57,7 +59,8 @@ function withExample(operation: Operation, meta: OperationMeta): Operation {
   if (meta.example === undefined || media === undefined) return operation;
   return {
     ...operation,
-    requestBody: { ...operation.requestBody, content: { 'application/json': { ...media, example: { data: meta.example.data } } } },
+    // A raw-body operation's example is the whole body (no `data` envelope).
+    requestBody: { ...operation.requestBody, content: { 'application/json': { ...media, example: meta.rawBody ? meta.example.data : { data: meta.example.data } } } },
   };
 }
 

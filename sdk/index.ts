@@ -1,7 +1,7 @@
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { z } from 'zod';
 import { contract, type Contract } from '../contract/index.js';
-import { checkedUrl, createTransport, type Call, type RequestOptions, type RetryOptions } from './transport.js';
+import { checkedUrl, createTransport, RawRequest, type Call, type RequestOptions, type RetryOptions } from './transport.js';
 
 export { contract } from '../contract/index.js';
 export type { Contract, ErrorStatus } from '../contract/index.js';
@@ -56,10 +56,53 @@ export interface Paging<R extends AppRoute> {
 /** One operation: resolves to its `result`; throws CollabError and the other errors of this package. */
 export type Operation<R extends AppRoute> = ((...args: Args<R>) => Promise<OperationResult<R>>) & ([PageItem<R>] extends [never] ? unknown : Paging<R>);
 
+/**
+ * The request of an operation whose body is the caller's own JSON, not
+ * `{data}` (Inbound Workflow Trigger): its path parameters, query and body,
+ * extra headers, and the secret that signs the body as sent.
+ */
+export interface RawRequestOf<R extends AppRoute> {
+  params: R extends { pathParams: z.ZodTypeAny } ? z.input<R['pathParams']> : never;
+  query?: R extends { query: z.ZodTypeAny } ? z.input<R['query']> : never;
+  body: R extends { body: z.ZodTypeAny } ? z.input<R['body']> : never;
+  /** E.g. `x-workflow-event`, `webhook-id`. */
+  headers?: Record<string, string>;
+  /** Adds `x-workflow-signature: sha256=<hex>`, the HMAC-SHA256 of the body's exact text with this secret (the trigger's). */
+  signingSecret?: string;
+}
+
+/** An operation taking a RawRequestOf: resolves to its `result`, throws as the others. */
+export type RawOperation<R extends AppRoute> = (request: RawRequestOf<R>, options?: RequestOptions) => Promise<OperationResult<R>>;
+
 /** One method per operation, grouped like the contract: `client.workspace.getActivityConfig()`. */
 export type Client<R extends AppRouter = Contract> = {
-  [K in keyof R]: R[K] extends AppRoute ? Operation<R[K]> : R[K] extends AppRouter ? Client<R[K]> : never;
+  [K in keyof R]: R[K] extends AppRoute ? (R[K] extends { pathParams: z.ZodTypeAny } ? RawOperation<R[K]> : Operation<R[K]>) : R[K] extends AppRouter ? Client<R[K]> : never;
 };
+
+/** `sha256=<hex>` of `text` with `secret` (Web Crypto, so the SDK runs in browsers and Node alike). */
+export async function signInboundBody(secret: string, text: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await globalThis.crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const signature = new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, encoder.encode(text)));
+  return `sha256=${Array.from(signature, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The path with its `:name` parameters filled in (percent-encoded) and the query appended. */
+function filledPath(path: string, params: Record<string, unknown>, query: Record<string, unknown> | undefined): string {
+  const filled = path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
+  const search = new URLSearchParams(Object.entries(query ?? {}).filter(([, value]) => value !== undefined).map(([name, value]): [string, string] => [name, String(value)]));
+  const text = search.toString();
+  return text === '' ? filled : `${filled}?${text}`;
+}
+
+function rawMethod(call: Call, name: string, route: AppRoute) {
+  return async (request: RawRequestOf<AppRoute>, options?: RequestOptions) => {
+    const text = JSON.stringify(request.body);
+    const headers = { ...options?.headers, ...request.headers };
+    if (request.signingSecret !== undefined) headers['x-workflow-signature'] = await signInboundBody(request.signingSecret, text);
+    return call(name, route, new RawRequest(filledPath(route.path, request.params as Record<string, unknown>, request.query as Record<string, unknown> | undefined), text), { ...options, headers });
+  };
+}
 
 /** The object schema inside zod wrappers (refinements, descriptions), or undefined. */
 function objectShape(schema: unknown): z.ZodRawShape | undefined {
@@ -96,6 +139,7 @@ function build(router: AppRouter, call: Call, prefix: string): Record<string, un
     Object.entries(router).map(([key, node]) => {
       if (!isAppRoute(node)) return [key, build(node, call, `${prefix}${key}.`)];
       const name = `${prefix}${key}`;
+      if ('pathParams' in node) return [key, rawMethod(call, name, node)];
       const method = (data?: unknown, options?: RequestOptions) => call(name, node, data, options);
       return [key, isPaged(node) ? Object.assign(method, paging(call, name, node)) : method];
     }),

@@ -45,6 +45,18 @@ export interface Route {
 
 export type Call = (operation: string, route: Route, data: unknown, options: RequestOptions | undefined) => Promise<unknown>;
 
+/**
+ * What a call sends instead of `{data}` for an operation whose body is the
+ * caller's own JSON (Inbound Workflow Trigger): the path with its parameters
+ * and query filled in, and the body's exact text (a signature covers it).
+ */
+export class RawRequest {
+  constructor(
+    readonly path: string,
+    readonly text: string,
+  ) {}
+}
+
 const MAX_BODY_IN_ERROR = 2000;
 
 /**
@@ -193,8 +205,9 @@ export function createTransport(options: TransportOptions): Call {
     // (randomUUID is missing outside secure contexts in browsers: the server then makes one per attempt.)
     const id = headers['x-request-id'] ?? globalThis.crypto?.randomUUID?.();
     if (id !== undefined) headers['x-request-id'] = id;
-    const url = `${options.baseUrl}${route.path}`;
-    const init = { method: route.method, headers, body: JSON.stringify({ data: data ?? {} }) };
+    const raw = data instanceof RawRequest ? data : undefined;
+    const url = `${options.baseUrl}${raw?.path ?? route.path}`;
+    const init = { method: route.method, headers, body: raw?.text ?? JSON.stringify({ data: data ?? {} }) };
     const timeout = call.timeout ?? options.timeout;
     const maxRetries = call.maxRetries ?? retry.maxRetries;
 

@@ -24,7 +24,9 @@ import { aiRouter } from './domains/ai/router.js';
 import { memoryRouter } from './domains/memory/router.js';
 import { agentPromptsRouter, agentRunsRouter, agentsRouter } from './domains/agents/router.js';
 import { workflowDefinitionsRouter, workflowExecutionsRouter, workflowStepsRouter } from './domains/workflows/router.js';
+import { MAX_INBOUND_BODY_BYTES } from '../contract/workflows/triggers.js';
 import { authenticate } from './http/authenticate.js';
+import { routeMeta } from './http/context.js';
 import { refuseUnstorableValues, verifyBodyStrings } from './http/body-strings.js';
 import { errorHandler, notFoundHandler, sendError } from './http/error-handler.js';
 import { matchOperation, operationDispatch } from './http/operation.js';
@@ -84,6 +86,17 @@ export function createApp(deps: AppDeps): Express {
     }
     next();
   });
+  // A third party's body whose signature the operation checks (Inbound Workflow Trigger): its exact bytes are kept,
+  // and its own, smaller limit applies. The general parser below then finds the body read and does nothing.
+  const signedJson = express.json({
+    limit: Math.min(MAX_INBOUND_BODY_BYTES, deps.config.bodyLimitBytes),
+    verify: (req, res, raw, encoding) => {
+      verifyBodyStrings(req, res, raw, encoding);
+      (req as express.Request).rawBody = raw;
+    },
+    reviver: refuseUnstorableValues,
+  });
+  app.use((req, res, next) => (req.operation !== undefined && routeMeta(req).rawBody === true ? signedJson(req, res, next) : next()));
   app.use(
     express.json({
       limit: deps.config.bodyLimitBytes,
@@ -133,8 +146,8 @@ export function createApp(deps: AppDeps): Express {
     agentRuns: agentRunsRouter({ runs: deps.services.agentRuns, analytics: deps.services.agentAnalytics }),
     agentPrompts: agentPromptsRouter(deps.services.agentPrompts),
     workflowDefinitions: workflowDefinitionsRouter(deps.services.workflowDefinitions),
-    workflowExecutions: workflowExecutionsRouter(deps.services.workflowExecutions),
-    workflowSteps: workflowStepsRouter(deps.services.workflowSteps),
+    workflowExecutions: workflowExecutionsRouter(deps.services.workflowExecutions, deps.services.workflowTriggers),
+    workflowSteps: workflowStepsRouter(deps.services.workflowSteps, deps.services.workflowCallbacks),
   }), deps.config.responseValidation);
   const operations = operationDispatch();
   createExpressEndpoints(contract, router, operations.collector as Express, {

@@ -57,6 +57,13 @@ export interface Config {
   /** Domain events (outbox rows) are kept this long (see server/platform/events-retention.ts). */
   eventRetentionDays: number;
   webhooks: WebhookConfig;
+  /**
+   * The address third parties reach this server at (PUBLIC_URL), for the
+   * URLs it hands out: an async workflow webhook step's callback URL.
+   * Unset: the address it listens on, which is right only when nothing
+   * (a proxy, a load balancer) stands in front.
+   */
+  publicUrl: string | undefined;
   email: EmailConfig;
   ai: AiConfig;
   agents: AgentRunConfig;
@@ -208,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jobPollMs: intFrom(env, 'JOB_POLL_INTERVAL_MS', 1000, 0),
     eventRetentionDays: intFrom(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
+    publicUrl: env.PUBLIC_URL ? httpUrlFrom(env, 'PUBLIC_URL', 'https://collab.example.com').replace(/\/+$/, '') : undefined,
     webhooks: {
       retryScale: numberFrom(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 300_000),

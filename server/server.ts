@@ -140,6 +140,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = (http.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
+  ready.publicUrl.listeningAt(url);
   // At info whatever LOG_LEVEL says: with PORT=0 this line is the only way to learn the port.
   logger.child({}, { level: 'info' }).info({ url, provider: database.provider }, `listening on ${url}`);
 

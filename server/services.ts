@@ -26,6 +26,7 @@ import { webhooksModule } from './domains/webhooks/module.js';
 import { workspaceModule } from './domains/workspace/module.js';
 import { workflowsModule } from './domains/workflows/module.js';
 import { nowSeconds, type Clock } from './lib/clock.js';
+import { createPublicUrl } from './lib/public-url.js';
 import type { Sealer } from './lib/crypto.js';
 import { createIds } from './lib/ids.js';
 import { createPageTokens } from './lib/page-token.js';
@@ -152,12 +153,14 @@ export function createServices(deps: CoreDeps) {
     suggestions: suggestionsThrough(comments.services.agentSuggestions),
     stages: runStages,
   });
+  const publicUrl = createPublicUrl(config.publicUrl);
   const workflows = workflowsModule(p, {
     access: access.shared,
     agentRuns: agents.services.agentRuns,
     agentExists: agents.shared.agentExists,
     notifications: notifications.services.notifications,
     apiKeyOf: (apiKeyId) => accounts.services.accounts.apiKeyOf(apiKeyId),
+    publicUrl: () => publicUrl.get(),
   });
 
   const modules: DomainModule[] = [
@@ -199,6 +202,8 @@ export function createServices(deps: CoreDeps) {
      * announce its change (tests after an in-process CLI run or a raw settings write).
      */
     forgetCachedReads: () => readCache.dropAll(),
+    /** Where third parties reach this server; the HTTP server tells it the address it listens on. */
+    publicUrl,
     ...accounts.services,
     ...workspace.services,
     ...organizations.services,

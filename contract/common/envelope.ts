@@ -61,8 +61,15 @@ export type AuthMode =
   | 'application'
   /** `x-service-workspace-id` + `x-service-workspace-auth-token`: workspace management. */
   | 'workspace'
-  /** No credential (Get Email Verification Status). */
-  | 'public';
+  /** No credential (Get Email Verification Status, Record Workflow Step Callback: the token in the body is the credential). */
+  | 'public'
+  /**
+   * `x-service-api-key` (or the `apiKey` query parameter) names the
+   * application, without an auth token; the operation itself authenticates
+   * the request by an HMAC signature of its raw body (Inbound Workflow
+   * Trigger: third parties that cannot hold our credentials).
+   */
+  | 'signedBody';
 
 /** Named rate-limit tiers; see server/http/rate-limits.ts for their numbers. */
 export type RateLimitTier = 'standard' | 'emailStatus' | 'ai';
@@ -74,6 +81,12 @@ export interface OperationMeta {
   numericErrorCode?: true;
   /** A request and its success response, shown in the OpenAPI document and the API reference at /docs. */
   example: OperationExample;
+  /**
+   * The body is the caller's own JSON object, not `{data}` (rawOperation):
+   * its exact bytes are kept for the operation's signature check, and
+   * `example.data` is the whole body.
+   */
+  rawBody?: true;
 }
 
 /** `data` of a request and `result` of its success envelope; typed by the operation's own schemas. */
@@ -119,4 +132,38 @@ export const ZNoParams = z.object({}).strict();
 /** The same operation at a second path (e.g. a /v2 alias of a /v1 operation). */
 export function aliasOf<O extends ReturnType<typeof operation>, const P extends string>(op: O, path: P): Omit<O, 'path'> & { path: P } {
   return { ...op, path, summary: `${op.summary} (alias)`, description: `Alias of ${op.path}. ${op.description}` };
+}
+
+/**
+ * An operation that takes a third party's own JSON object as its body (no
+ * `data` envelope: a sender such as GitHub cannot reshape what it posts),
+ * with path and query parameters. Still POST, still the result and error
+ * envelopes; the body's exact bytes reach the handler as `req.rawBody`.
+ */
+export function rawOperation<const P extends string, PP extends z.ZodTypeAny, Q extends z.ZodTypeAny, H extends z.ZodTypeAny, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(def: {
+  path: P;
+  summary: string;
+  description: string;
+  auth: AuthMode;
+  rateLimit?: RateLimitTier;
+  pathParams: PP;
+  query: Q;
+  headers: H;
+  body: B;
+  result: R;
+  example: OperationExample<z.input<B>, ResultEnvelopeOf<R>> & { params: z.input<PP>; query?: z.input<Q>; headers?: z.input<H> };
+}) {
+  const metadata: OperationMeta = { auth: def.auth, rateLimit: def.rateLimit ?? 'standard', example: def.example, rawBody: true };
+  return {
+    method: 'POST' as const,
+    path: def.path,
+    summary: def.summary,
+    description: def.description,
+    metadata,
+    pathParams: def.pathParams,
+    query: def.query,
+    headers: def.headers,
+    body: def.body,
+    responses: { 200: def.result, ...errorResponses },
+  };
 }

@@ -213,9 +213,12 @@ export type TWorkflowGroup = z.infer<typeof ZWorkflowGroup>;
 
 export const ZInboundWebhook = z
   .object({
-    secret: z.string().min(16).max(512).optional().describe(`The HMAC key. Left out: generated, and shown once in the response that created it; \`${REDACTED}\` on reads and, sent back, keeps the stored one.`),
-    allowedEvents: z.array(z.string().min(1).max(128)).min(1).max(50).optional().describe('Event names (the `x-workflow-event` header, else the body\'s `type`) that start a run; others are ignored.'),
-    idempotencyBodyPath: ZDotPath.optional().describe('Where in the body the sender\'s event ID is; else the `webhook-id` or `idempotency-key` header.'),
+    secret: z
+      .union([z.literal(REDACTED), z.string().min(16).max(512)])
+      .optional()
+      .describe(`The HMAC-SHA256 key (its UTF-8 bytes, as GitHub uses a webhook secret). Left out: generated (\`whsec_…\`), and shown once in the response that created it; \`${REDACTED}\` on reads and, sent back on update, keeps the stored secret of the trigger with the same \`triggerId\`.`),
+    allowedEvents: z.array(z.string().min(1).max(128)).min(1).max(50).optional().describe('Event names that start a run: the `x-workflow-event` header, else `x-github-event`, else the body\'s string `type`. Others, and a delivery whose event name cannot be found, are answered `{accepted: false, reason: "event-ignored"}` (200). Left out: every delivery starts a run.'),
+    idempotencyBodyPath: ZDotPath.optional().describe('Where in the body the sender\'s event ID is (a string or a number); else the `webhook-id`, `idempotency-key` or `x-github-delivery` header. The run\'s idempotency key is `trig:<triggerId>:<id>`: a redelivery answers the same execution with `deduplicated: true`. Without an ID every delivery starts a run.'),
   })
   .strict();
 
@@ -235,11 +238,9 @@ const webhookConfig = z
   .object({
     url: ZHttpsUrl,
     secret: z
-      .string()
-      .min(16)
-      .max(512)
+      .union([z.literal(REDACTED), z.string().min(16).max(512)])
       .optional()
-      .describe(`Signs the deliveries (Standard Webhooks). Left out: generated (\`whsec_…\`) and shown once in the response; \`${REDACTED}\` on reads and, sent back, keeps the stored one.`),
+      .describe(`Signs the deliveries and the definition's webhook nodes' requests (Standard Webhooks): \`whsec_\` and the base64 of a 24–64 byte key, as Standard Webhooks verifiers take it. Left out: generated and shown once in the response; \`${REDACTED}\` on reads and, sent back on update, keeps the stored one.`),
     eventTypes: z.array(z.enum(WORKFLOW_EVENT_TYPES)).min(1).max(50).optional().describe('Only these event types; default all.'),
   })
   .strict();

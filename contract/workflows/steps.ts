@@ -88,3 +88,35 @@ export const recordWorkflowAgentResolution = operation({
     result: { status: 'success', message: 'Agent resolution recorded.', data: { recorded: true, decision: 'approve', stepStatus: 'completed' } },
   },
 });
+
+export const CALLBACK_STATUSES = ['completed', 'failed'] as const;
+
+export const recordWorkflowStepCallback = operation({
+  path: '/v2/workflow/steps/callback',
+  summary: 'Record Workflow Step Callback',
+  description:
+    'The answer of an `async` webhook step, posted by the receiver of its request (no API credentials: the `callback.token` of that request is the credential, bound to the application, the execution and the step). `completed` completes the step (`decision` routes it, `output` becomes its output with `callback: true`); `failed` fails it (`error.code` default `callback-failed`). One callback per step, in one transition: FAILED_PRECONDITION when the step already ended (a second callback, its callback timeout passed, it was cancelled); PERMISSION_DENIED for a token that is not one of ours (`callback token does not match`); NOT_FOUND when the execution is gone. The token stays valid until the step ends; a master-key rotation invalidates tokens handed out before it (docs/workflows.md).',
+  auth: 'public',
+  data: z
+    .object({
+      token: z.string().min(1).max(1000).describe('`callback.token` of the step\'s request.'),
+      status: z.enum(CALLBACK_STATUSES),
+      decision: ZDecision.optional().describe('`completed` only: approve or reject (the step\'s `approve` / `reject` edges).'),
+      output: z.record(z.unknown()).optional().describe('The step\'s output (at most 64 KB as JSON).'),
+      error: z
+        .object({ code: z.string().min(1).max(128).optional(), message: z.string().max(2000).optional() })
+        .strict()
+        .optional()
+        .describe('`failed` only: why.'),
+    })
+    .strict()
+    .superRefine((data, ctx) => {
+      if (data.status === 'failed' && data.decision !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['decision'], message: 'is for status "completed" only' });
+      if (data.status === 'completed' && data.error !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['error'], message: 'is for status "failed" only' });
+    }),
+  result: resultOf(z.object({ recorded: z.literal(true), executionId: z.string(), stepId: z.string(), stepStatus: z.enum(STEP_STATUSES) })),
+  example: {
+    data: { token: 'd2Z4XzAxSkRRM004WDlUMlY1QjhBN0M0RTZHMFJO.c3RlcF9sZWdhbC1ob29rXzI.Qk5mS2h3dGV4YW1wbGVtYWNleGFtcGxlbWFjMDAw', status: 'completed', decision: 'approve', output: { ticket: 'LEGAL-42' } },
+    result: { status: 'success', message: 'Workflow step callback recorded.', data: { recorded: true, executionId: EXECUTION, stepId: 'step_legal-hook_2', stepStatus: 'completed' } },
+  },
+});

@@ -44,6 +44,16 @@ export function authenticate(accounts: AccountsService, onRejected: (req: Reques
       req.principal = { kind: 'public' };
       return next();
     }
+    if (mode === 'signedBody') {
+      // The header wins over the query parameter (senders that cannot set headers use the latter).
+      const apiKey = header(req.headers[HEADERS.apiKey]) ?? queryValue(req.query.apiKey);
+      if (apiKey === undefined) return reject(unauthenticated(`missing header ${HEADERS.apiKey} (or the apiKey query parameter)`));
+      accounts.identifyApplication(apiKey).then((p) => {
+        req.principal = { kind: 'namedApplication', workspaceId: p.workspaceId, apiKeyId: p.apiKeyId, apiKey };
+        next();
+      }, reject);
+      return;
+    }
     const [idHeader, tokenHeader] =
       mode === 'workspace' ? [HEADERS.workspaceId, HEADERS.workspaceAuthToken] : [HEADERS.apiKey, HEADERS.authToken];
     const id = header(req.headers[idHeader]);
@@ -61,6 +71,10 @@ export function authenticate(accounts: AccountsService, onRejected: (req: Reques
           });
     check.then(() => next(), reject);
   };
+}
+
+function queryValue(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 function header(value: string | string[] | undefined): string | undefined {

@@ -5,7 +5,9 @@ import type { OperationMeta } from '../../contract/common/envelope.js';
 export type Principal =
   | { kind: 'application'; workspaceId: string; apiKeyId: string; apiKey: string }
   | { kind: 'workspace'; workspaceId: string }
-  | { kind: 'public' };
+  | { kind: 'public' }
+  /** Named by its API key alone: the operation must still authenticate the request (a body signature). */
+  | { kind: 'namedApplication'; workspaceId: string; apiKeyId: string; apiKey: string };
 
 export type ApplicationContext = Extract<Principal, { kind: 'application' }>;
 
@@ -14,6 +16,8 @@ declare global {
   namespace Express {
     interface Request {
       principal?: Principal;
+      /** The body's exact bytes, kept for the operations whose body is signed (OperationMeta.rawBody). */
+      rawBody?: Buffer;
     }
   }
 }
@@ -28,6 +32,13 @@ export function routeMeta(req: Request): OperationMeta {
 export function applicationOf(req: Request): ApplicationContext {
   const principal = req.principal;
   if (principal?.kind !== 'application') throw new Error('route is not application-authenticated');
+  return principal;
+}
+
+/** The application an API key alone named (auth `signedBody`): not authenticated until the operation checks the signature. */
+export function namedApplicationOf(req: Request): Extract<Principal, { kind: 'namedApplication' }> {
+  const principal = req.principal;
+  if (principal?.kind !== 'namedApplication') throw new Error('route is not signedBody-authenticated');
   return principal;
 }
 

@@ -101,6 +101,14 @@ declare module 'node:http' {
 
 type LoggedRequest = IncomingMessage & { operationId?: string };
 
+/** Query parameters that carry a credential (Inbound Workflow Trigger's `apiKey`, for senders that cannot set headers). */
+const CREDENTIAL_PARAMS = /([?&]apiKey=)[^&#]*/gi;
+
+/** A request URL as the access log writes it: credentials in its query replaced. */
+export function withoutCredentials(url: string): string {
+  return url.includes('?') ? url.replace(CREDENTIAL_PARAMS, '$1[redacted]') : url;
+}
+
 /**
  * The access log: one line per request with only what operators use (id,
  * operation, method, path, remote address, status, time), and the request
@@ -127,7 +135,7 @@ export function httpLogger(logger: Logger): RequestHandler[] {
       const line = {
         reqId: req.id,
         operation: (req as LoggedRequest).operationId,
-        req: { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress, clientAddress: req.ip },
+        req: { id: req.id, method: req.method, url: withoutCredentials(req.originalUrl ?? req.url ?? ''), remoteAddress: req.socket?.remoteAddress, clientAddress: req.ip },
         res: { statusCode: res.statusCode },
         responseTime: Math.round(performance.now() - started),
       };

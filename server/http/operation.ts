@@ -11,6 +11,8 @@ declare global {
       operation?: AppRoute;
       /** Its name in the contract, which is its operationId in the OpenAPI document (for logs and metrics). */
       operationId?: string;
+      /** The path parameters of an operation whose path has some (Inbound Workflow Trigger), as its route matched them. */
+      operationParams?: Record<string, string>;
     }
   }
 }
@@ -44,6 +46,8 @@ export function matchOperation(contract: AppRouter): RequestHandler[] {
       router[method](value.path, (req, _res, next) => {
         req.operation = value;
         req.operationId = name;
+        // Express drops req.params as the request leaves this router: kept for the operation's handlers.
+        req.operationParams = { ...(req.params as Record<string, string>) };
         nameOperation(name);
         next('router');
       });
@@ -87,6 +91,7 @@ export function operationDispatch(): { collector: unknown; dispatch: RequestHand
   const dispatch: RequestHandler = (req, res, next) => {
     const handlers = req.operation === undefined ? undefined : table.get(`${req.operation.method} ${req.operation.path}`);
     if (handlers === undefined) return next();
+    if (req.operationParams !== undefined) req.params = req.operationParams;
     let index = 0;
     const step = (error?: unknown): void => {
       // Express's contract: next(error) skips to the error handlers, next('route'/'router') to what follows.

@@ -50,6 +50,16 @@ export function createAccountsService(deps: AccountsDeps) {
 
   const openedKeys = new Map<string, string>();
 
+  /** An API key past its unverified-owner grace stops working (and is marked so). */
+  async function refuseExpired(key: { id: string; expiredAt: bigint | null; createdAt: bigint; workspace: { emailVerified: boolean } }): Promise<void> {
+    if (key.expiredAt) throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
+    const grace = deps.unverifiedKeyGraceDays;
+    if (grace != null && !key.workspace.emailVerified && Number(key.createdAt) + grace * 86_400_000 <= clock.nowMs()) {
+      await repo.markApiKeyExpired(key.id, BigInt(clock.nowMs()));
+      throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
+    }
+  }
+
   return {
     async createWorkspace(input: { ownerEmail: string; name?: string }) {
       const ownerEmail = normalizeEmail(input.ownerEmail);
@@ -179,13 +189,20 @@ export function createAccountsService(deps: AccountsDeps) {
       const keyMatches = constantTimeEqual(found?.apiKey.keyDigest ?? MISS_DIGEST, digest(apiKey));
       if (!found || !keyMatches) throw permissionDenied('invalid API key or auth token');
       const key = found.apiKey;
-      if (key.expiredAt) throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
-      const grace = deps.unverifiedKeyGraceDays;
-      if (grace != null && !key.workspace.emailVerified && Number(key.createdAt) + grace * 86_400_000 <= clock.nowMs()) {
-        await repo.markApiKeyExpired(key.id, BigInt(clock.nowMs()));
-        throw permissionDenied('this API key expired because the owner email is not verified; verify it to reactivate the key');
-      }
+      await refuseExpired(key);
       if (!key.hasSealedKey) await repo.storeSealedKey(key.id, sealer.seal(apiKey));
+      return { workspaceId: key.workspace.id, apiKeyId: key.id };
+    },
+
+    /**
+     * The application an API key alone names (Inbound Workflow Trigger, whose
+     * request a body signature authenticates): PERMISSION_DENIED for a key
+     * that is unknown or expired, as authenticateApplication.
+     */
+    async identifyApplication(apiKey: string): Promise<ApplicationPrincipal> {
+      const key = await repo.findApiKeyByDigest(digest(apiKey));
+      if (!key) throw permissionDenied('invalid API key');
+      await refuseExpired(key);
       return { workspaceId: key.workspace.id, apiKeyId: key.id };
     },
 

@@ -7,7 +7,13 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { RunsService } from '../agents/services/runs.js';
 import { createTransitions } from './engine/engine.js';
 import { createRunner } from './engine/runner.js';
-import { createRuntimes } from './engine/runtimes.js';
+import { createRuntimes, resealBody } from './engine/runtimes.js';
+import { createCallbackTokens } from './engine/callback-tokens.js';
+import { createDefinitionWebhooks } from './engine/definition-webhooks.js';
+import { createWebhookNodes } from './engine/webhook-node.js';
+import { recordWorkflowStepCallback } from '../../../contract/workflows/steps.js';
+import { createCallbacksService } from './services/callbacks.js';
+import { createTriggersService } from './services/triggers.js';
 import { createDefinitionsRepo } from './repos/definitions.js';
 import { createExecutionsOwnership, createExecutionsRepo } from './repos/executions.js';
 import { createDefinitionsService } from './services/definitions.js';
@@ -19,8 +25,9 @@ import { workflowsOwnedData } from './owned-data.js';
  * Approval workflows: definitions (versioned graphs of agent, human and
  * notification nodes, edges, quorum groups and loops), executions walked
  * by durable jobs one transition at a time, their event log (also published
- * as domain events, so the advanced webhooks carry them), and the
- * reviewers' and operators' operations on steps.
+ * as domain events, so the advanced webhooks carry them, and sent to the
+ * definition's own webhookConfig), the reviewers' and operators' operations
+ * on steps, webhook steps with their callbacks, and inbound triggers.
  */
 export function workflowsModule(
   p: Platform,
@@ -30,6 +37,8 @@ export function workflowsModule(
     agentExists(apiKeyId: string, agentId: string): Promise<boolean>;
     notifications: Pick<NotificationsService, 'addNotification'>;
     apiKeyOf(apiKeyId: string): Promise<string>;
+    /** Where third parties reach this server (async webhook steps' callback URL). */
+    publicUrl(): string;
   },
 ) {
   const definitionsRepo = createDefinitionsRepo(p.db);
@@ -50,7 +59,32 @@ export function workflowsModule(
       await deps.agentRuns.cancelAgentExecution(app, { executionId: agentExecutionId }).catch(() => undefined);
     },
   });
+  const definitionWebhooks = createDefinitionWebhooks({
+    definitions: definitionsRepo,
+    runtimes,
+    jobs: p.jobs,
+    sealer: p.sealer,
+    clock: p.clock,
+    log: p.logger,
+    allowPrivateUrls: p.config.allowPrivateUrls,
+    timeoutMs: p.config.webhooks.timeoutMs,
+    retryScale: p.config.webhooks.retryScale,
+  });
+  definitionWebhooks.define(p.jobs);
+  const callbackTokens = createCallbackTokens(p.sealer.deriveKey('workflow-callback'));
+  const webhookNodes = createWebhookNodes({
+    transitions,
+    jobs: p.jobs,
+    clock: p.clock,
+    log: p.logger,
+    tokens: callbackTokens,
+    callbackUrl: () => `${deps.publicUrl()}${recordWorkflowStepCallback.path}`,
+    target: (apiKeyId, definitionId) => definitionWebhooks.target(apiKeyId, definitionId),
+    allowPrivateUrls: p.config.allowPrivateUrls,
+  });
+  webhookNodes.define(p.jobs);
   const runner = createRunner({
+    webhooks: webhookNodes,
     repo,
     runtimes,
     transitions,
@@ -103,6 +137,9 @@ export function workflowsModule(
     uow: p.uow,
     clock: p.clock,
     pageTokens: p.pageTokens,
+    sealer: p.sealer,
+    allowPrivateUrls: p.config.allowPrivateUrls,
+    log: p.logger,
     async knownAgents(app, agentIds) {
       const known = new Set<string>();
       for (const agentId of new Set(agentIds)) if (await deps.agentExists(app.apiKeyId, agentId)) known.add(agentId);
@@ -124,6 +161,8 @@ export function workflowsModule(
     },
   });
   const workflowSteps = createStepsService({ repo, transitions, startHuman: runner.startHuman });
+  const workflowCallbacks = createCallbacksService({ transitions, tokens: callbackTokens });
+  const workflowTriggers = createTriggersService({ definitions: definitionsRepo, runtimes, sealer: p.sealer, executions: workflowExecutions });
 
   // An agent step waits for its run: the run's end (in the agents domain's transaction) enqueues the job that ends the step.
   const agentRunEnded = projection(['agent.execution.completed'], 'workflow agent steps', async (raw) => {
@@ -136,8 +175,10 @@ export function workflowsModule(
   });
 
   return {
-    services: { workflowDefinitions, workflowExecutions, workflowSteps },
+    services: { workflowDefinitions, workflowExecutions, workflowSteps, workflowCallbacks, workflowTriggers },
     ownedData: [workflowsOwnedData(createExecutionsOwnership(p.db), definitionsRepo, p.clock)],
-    projections: [agentRunEnded],
+    projections: [agentRunEnded, projection(definitionWebhooks.types, 'workflow definition webhooks', definitionWebhooks.project)],
+    // The webhookConfig's secret and each inbound trigger's, sealed inside the version's JSON body.
+    sealed: [{ table: 'WorkflowDefinitionVersion', key: ['apiKeyId', 'definitionId', 'version'], column: 'body', leaves: resealBody }],
   } satisfies DomainModule;
 }

@@ -1,10 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract/index.js';
-import { applicationOf } from '../../http/context.js';
+import { applicationOf, namedApplicationOf } from '../../http/context.js';
 import { ok, paged } from '../../http/respond.js';
 import type { DefinitionsService } from './services/definitions.js';
 import type { ExecutionsService } from './services/executions.js';
 import type { StepsService } from './services/steps.js';
+import type { CallbacksService } from './services/callbacks.js';
+import type { TriggersService } from './services/triggers.js';
 
 export function workflowDefinitionsRouter(definitions: DefinitionsService) {
   return initServer().router(contract.workflowDefinitions, {
@@ -16,21 +18,29 @@ export function workflowDefinitionsRouter(definitions: DefinitionsService) {
   });
 }
 
-export function workflowExecutionsRouter(executions: ExecutionsService) {
+export function workflowExecutionsRouter(executions: ExecutionsService, triggers: TriggersService) {
   return initServer().router(contract.workflowExecutions, {
     dispatchWorkflowExecution: async ({ req, body }) => ok('Workflow execution dispatched.', await executions.dispatchWorkflowExecution(applicationOf(req), body.data)),
     getWorkflowExecution: async ({ req, body }) => ok('Workflow execution retrieved successfully.', await executions.getWorkflowExecution(applicationOf(req), body.data)),
     listWorkflowExecutions: async ({ req, body }) => paged('Workflow executions retrieved successfully.', await executions.listWorkflowExecutions(applicationOf(req), body.data)),
     cancelWorkflowExecution: async ({ req, body }) => ok('Workflow execution cancelled.', await executions.cancelWorkflowExecution(applicationOf(req), body.data)),
     getWorkflowExecutionEvents: async ({ req, body }) => ok('Workflow execution events retrieved successfully.', await executions.getWorkflowExecutionEvents(applicationOf(req), body.data)),
+    inboundWorkflowTrigger: async ({ req, params, query, body }) => {
+      const { apiKeyId, apiKey } = namedApplicationOf(req);
+      // Kept by the body parser of rawBody operations (server/app.ts): the signature is over these bytes.
+      const raw = req.rawBody ?? Buffer.alloc(0);
+      return ok('Workflow trigger accepted.', await triggers.inboundWorkflowTrigger({ apiKeyId, apiKey }, { definitionId: params.definitionId, triggerId: query.triggerId, headers: req.headers, raw, body }));
+    },
   });
 }
 
-export function workflowStepsRouter(steps: StepsService) {
+export function workflowStepsRouter(steps: StepsService, callbacks: CallbacksService) {
   return initServer().router(contract.workflowSteps, {
     recordWorkflowReviewerDecision: async ({ req, body }) => ok('Reviewer decision recorded.', await steps.recordWorkflowReviewerDecision(applicationOf(req), body.data)),
     resolveWorkflowStep: async ({ req, body }) => ok('Workflow step resolved.', await steps.resolveWorkflowStep(applicationOf(req), body.data)),
     cancelWorkflowStep: async ({ req, body }) => ok('Workflow step cancelled.', await steps.cancelWorkflowStep(applicationOf(req), body.data)),
     recordWorkflowAgentResolution: async ({ req, body }) => ok('Agent resolution recorded.', await steps.recordWorkflowAgentResolution(applicationOf(req), body.data)),
+    // Public: the token in the body is the credential (services/callbacks.ts).
+    recordWorkflowStepCallback: async ({ body }) => ok('Workflow step callback recorded.', await callbacks.recordWorkflowStepCallback(body.data)),
   });
 }

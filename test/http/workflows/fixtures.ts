@@ -18,3 +18,19 @@ export function reviewDefinition(definitionId: string, reviewers: { userId: stri
     ],
   };
 }
+
+type WebhookConfig = Extract<CreateInput['nodes'][number], { type: 'webhook' }>['config'];
+
+/** One webhook step `gate`; its reject goes to a second webhook step `after` at the same URL (which sees gate's output as input). */
+export function webhookDefinition(definitionId: string, url: string, config: Partial<WebhookConfig> = {}, extra: Partial<CreateInput> = {}): CreateInput {
+  return {
+    definitionId,
+    name: `Webhook ${definitionId}`,
+    nodes: [
+      { nodeId: 'gate', type: 'webhook', config: { url, ...config } },
+      { nodeId: 'after', type: 'webhook', config: { url } },
+    ],
+    edges: [{ from: 'gate', to: 'after', on: 'reject' }],
+    ...extra,
+  };
+}

@@ -9,6 +9,7 @@ import type { StepJob, TimerJob, Transitions } from './engine.js';
 import type { Runtimes } from './runtimes.js';
 import { ENDED_STEP, parseJson, type Decision, type Json } from './state.js';
 import type { Transition } from './transition.js';
+import type { WebhookNodes } from './webhook-node.js';
 
 /** What the runner needs of the agents domain: Run Agent as the API runs it, and a run's end. */
 export interface AgentRuns {
@@ -32,6 +33,8 @@ export interface RunnerDeps {
   agents: AgentRuns;
   notify: Notify;
   apiKeyOf(apiKeyId: string): Promise<string>;
+  /** Webhook steps (webhook-node.ts): their request goes out between two transitions. */
+  webhooks: Pick<WebhookNodes, 'run'>;
 }
 
 const ZStepJob = z.object({ apiKeyId: z.string(), executionId: z.string(), stepId: z.string() });
@@ -90,7 +93,10 @@ export function createRunner(deps: RunnerDeps) {
   async function runStep(job: StepJob): Promise<void> {
     const execution = await deps.repo.find(job.apiKeyId, job.executionId);
     const step = execution === null ? null : await deps.repo.step(job.apiKeyId, job.executionId, job.stepId);
-    if (execution === null || step === null || step.status !== 'pending') return;
+    if (execution === null || step === null) return;
+    // A webhook step's job runs again after a failed try: it takes its step `running` too.
+    if (step.nodeType === 'webhook') return deps.webhooks.run(job);
+    if (step.status !== 'pending') return;
     if (step.nodeType === 'agent') return startAgent(job);
     const app = { apiKeyId: job.apiKeyId, apiKey: await deps.apiKeyOf(job.apiKeyId) };
     await transitions.transact(job.apiKeyId, job.executionId, async (t) => {
@@ -228,7 +234,7 @@ export function createRunner(deps: RunnerDeps) {
     await transitions.transact(job.apiKeyId, job.executionId, (t) => {
       const step = t.step(job.stepId);
       if (step === undefined || ENDED_STEP.has(step.status) || t.ended) return;
-      t.end(step, { status: 'failed', error: { code: 'step-error', message: `the step could not run: ${reason.slice(0, 300)}` } });
+      t.end(step, { status: 'failed', error: { code: step.nodeType === 'webhook' ? 'webhook-unreachable' : 'step-error', message: `the step could not run: ${reason.slice(0, 300)}` } });
     });
   }
 }

@@ -3,7 +3,11 @@ import type { createWorkflowDefinition, deleteWorkflowDefinition, getWorkflowDef
 import { DEFAULT_DEFINITIONS_PAGE } from '../../../../contract/workflows/definitions.js';
 import { MAX_JSON_BYTES, REDACTED, type TWorkflowDefinition } from '../../../../contract/workflows/schemas.js';
 import type { UnitOfWork } from '../../../db/unit-of-work.js';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../../lib/app-error.js';
+import { AppError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../../lib/app-error.js';
+import type { Sealer } from '../../../lib/crypto.js';
+import { assertAllowedUrl, type OutboundLog } from '../../../lib/outbound-http.js';
+import { newSigningSecret } from '../../webhooks/secrets.js';
+import { requestHeadersProblem } from '../engine/webhook-node.js';
 import type { Clock } from '../../../lib/clock.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import { pageScope } from '../../../lib/page-scope.js';
@@ -22,6 +26,11 @@ export interface DefinitionsDeps {
   uow: UnitOfWork;
   clock: Clock;
   pageTokens: PageTokens;
+  /** Seals the secrets of a stored version (its webhookConfig's and its inbound triggers'). */
+  sealer: Pick<Sealer, 'seal' | 'current'>;
+  /** Webhook URLs are checked as the advanced webhooks' are: private addresses only when the server allows them. */
+  allowPrivateUrls: boolean;
+  log: OutboundLog;
   /** The agent IDs among `agentIds` the application has (built-in or custom). */
   knownAgents(app: Caller, agentIds: readonly string[]): Promise<Set<string>>;
 }
@@ -36,6 +45,20 @@ function compiledOf(input: DefinitionInput) {
   }
 }
 
+/** Secrets a create or update generated: shown in its response only. */
+interface Generated {
+  webhookSecret?: string;
+  triggerSecrets: Map<string, string>;
+}
+
+/** Standard Webhooks verifiers take `whsec_` and the base64 of a 24–64 byte key. */
+function isSigningSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (match === null) return false;
+  const bytes = Buffer.from(match[1]!, 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}
+
 function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
@@ -44,16 +67,69 @@ function jsonBytes(value: unknown): number {
 export function createDefinitionsService(deps: DefinitionsDeps) {
   const { repo, uow, clock } = deps;
 
-  /** Checks what the schema cannot (scope, agents, what this server does not run yet) and builds the stored body with secrets sealed. */
-  async function bodyOf(app: Caller, input: DefinitionInput): Promise<StoredBody> {
+  /**
+   * A secret to store, sealed: the one given, the stored one kept when
+   * `__redacted__` comes back (sealed again under the current key), or a new
+   * one, which the response then shows once.
+   */
+  function secretOf(given: string | undefined, stored: string | undefined, field: string): { sealed: string; generated?: string } {
+    if (given === REDACTED) {
+      if (stored === undefined) throw invalidArgument(`${field} is "${REDACTED}", but there is no stored secret to keep: send the secret, or leave it out to have one generated`);
+      return { sealed: deps.sealer.current(stored) };
+    }
+    if (given !== undefined) return { sealed: deps.sealer.seal(given) };
+    const generated = newSigningSecret();
+    return { sealed: deps.sealer.seal(generated), generated };
+  }
+
+  /** URLs we send to: http(s) without credentials, and not a private address unless the server allows it. */
+  async function checkUrl(url: string, field: string): Promise<void> {
+    try {
+      await assertAllowedUrl(url, { allowPrivate: deps.allowPrivateUrls, log: deps.log });
+    } catch (error) {
+      if (error instanceof AppError) throw invalidArgument(`${field}: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** The secrets and URLs of webhooks and triggers: checked, sealed, kept or generated. */
+  async function secretsOf(input: DefinitionInput, previous: StoredBody | null, generated: Generated): Promise<Pick<StoredBody, 'triggers' | 'webhookConfig'>> {
+    for (const [index, node] of input.nodes.entries()) {
+      if (node.type !== 'webhook') continue;
+      const problem = requestHeadersProblem(node.config.requestHeaders);
+      if (problem !== null) throw invalidArgument(`data.nodes[${index}] (${node.nodeId}).config.requestHeaders: ${problem}`);
+      await checkUrl(node.config.url, `data.nodes[${index}] (${node.nodeId}).config.url`);
+    }
+    let webhookConfig: StoredBody['webhookConfig'] = null;
+    if (input.webhookConfig !== undefined) {
+      const { url, secret, eventTypes } = input.webhookConfig;
+      await checkUrl(url, 'data.webhookConfig.url');
+      if (secret !== undefined && secret !== REDACTED && !isSigningSecret(secret)) throw invalidArgument('data.webhookConfig.secret must be whsec_ followed by the base64 of a 24 to 64 byte key (what Standard Webhooks verifiers take); leave it out to have one generated');
+      const kept = secretOf(secret, previous?.webhookConfig?.secret, 'data.webhookConfig.secret');
+      if (kept.generated !== undefined) generated.webhookSecret = kept.generated;
+      webhookConfig = { url, secret: kept.sealed, ...(eventTypes === undefined ? {} : { eventTypes: [...new Set(eventTypes)] }) };
+    }
+    let triggers: StoredBody['triggers'] = null;
+    if (input.triggers !== undefined && input.triggers.length > 0) {
+      const seen = new Set<string>();
+      triggers = input.triggers.map((trigger, index) => {
+        if (seen.has(trigger.triggerId)) throw invalidArgument(`data.triggers[${index}]: triggerId "${trigger.triggerId}" is used twice`);
+        seen.add(trigger.triggerId);
+        const stored = previous?.triggers?.find((candidate) => candidate.triggerId === trigger.triggerId)?.inboundWebhook.secret;
+        const kept = secretOf(trigger.inboundWebhook.secret, stored, `data.triggers[${index}].inboundWebhook.secret`);
+        if (kept.generated !== undefined) generated.triggerSecrets.set(trigger.triggerId, kept.generated);
+        return { ...trigger, inboundWebhook: { ...trigger.inboundWebhook, secret: kept.sealed } };
+      });
+    }
+    return { triggers, webhookConfig };
+  }
+
+  /** Checks what the schema cannot (scope, agents, URLs, headers) and builds the stored body with secrets sealed. */
+  async function bodyOf(app: Caller, input: DefinitionInput, previous: StoredBody | null, generated: Generated): Promise<StoredBody> {
     const scope = input.scope ?? { level: 'apiKey' as const };
     if (scope.level !== 'apiKey' && (scope.organizationId ?? null) === null) throw invalidArgument(`data.scope.organizationId is required with level "${scope.level}"`);
     if (scope.level === 'document' && (scope.documentId ?? null) === null) throw invalidArgument('data.scope.documentId is required with level "document"');
     if (input.custom !== undefined && jsonBytes(input.custom) > MAX_JSON_BYTES) throw invalidArgument(`data.custom is over ${MAX_JSON_BYTES} bytes as JSON`);
-    const unsupported = input.nodes.findIndex((node) => node.type === 'webhook');
-    if (unsupported >= 0) throw invalidArgument(`data.nodes[${unsupported}] (${input.nodes[unsupported]!.nodeId}): webhook nodes are not run by this server yet (docs/workflows.md)`);
-    if (input.triggers !== undefined && input.triggers.length > 0) throw invalidArgument('data.triggers: inbound triggers are not served by this server yet (docs/workflows.md)');
-    if (input.webhookConfig !== undefined) throw invalidArgument('data.webhookConfig: per-definition webhook deliveries are not sent by this server yet; the advanced webhooks carry every workflow event (docs/workflows.md)');
     const compiled = compiledOf(input);
     const wanted = agentIdsOf(input.nodes);
     const known = await deps.knownAgents(app, wanted);
@@ -63,6 +139,7 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
       // The agent ID is not repeated: a refusal never echoes the value it refuses.
       throw invalidArgument(`unknown-agent: data.nodes[${missing}].config.agentId (node ${node.nodeId}) names an agent the application does not have`);
     }
+    const { triggers, webhookConfig } = await secretsOf(input, previous, generated);
     const body: StoredBody = {
       name: input.name,
       description: input.description ?? null,
@@ -70,8 +147,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
       nodes: input.nodes,
       edges: input.edges ?? [],
       groups: input.groups ?? null,
-      triggers: null,
-      webhookConfig: null,
+      triggers,
+      webhookConfig,
       tags: input.tags ?? null,
       custom: input.custom ?? null,
       compiled: compiled.view,
@@ -79,7 +156,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
     return body;
   }
 
-  function viewOf(head: DefinitionRow, body: StoredBody): TWorkflowDefinition {
+  /** A secret is shown only in the response of the create or update that generated it. */
+  function viewOf(head: DefinitionRow, body: StoredBody, generated?: Generated): TWorkflowDefinition {
     return {
       definitionId: head.definitionId,
       name: body.name,
@@ -92,8 +170,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
       edges: body.edges,
       groups: body.groups,
       compiled: body.compiled,
-      triggers: body.triggers?.map((trigger) => ({ ...trigger, inboundWebhook: { ...trigger.inboundWebhook, secret: REDACTED } })) ?? null,
-      webhookConfig: body.webhookConfig === null ? null : { ...body.webhookConfig, secret: REDACTED } as TWorkflowDefinition['webhookConfig'],
+      triggers: body.triggers?.map((trigger) => ({ ...trigger, inboundWebhook: { ...trigger.inboundWebhook, secret: generated?.triggerSecrets.get(trigger.triggerId) ?? REDACTED } })) ?? null,
+      webhookConfig: body.webhookConfig === null ? null : ({ ...body.webhookConfig, secret: generated?.webhookSecret ?? REDACTED } as TWorkflowDefinition['webhookConfig']),
       tags: body.tags,
       custom: body.custom,
       createdAt: Number(head.createdAt),
@@ -110,7 +188,8 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
 
   return {
     async createWorkflowDefinition(app: Caller, input: DataOf<typeof createWorkflowDefinition>): Promise<TWorkflowDefinition> {
-      const body = await bodyOf(app, input);
+      const generated: Generated = { triggerSecrets: new Map() };
+      const body = await bodyOf(app, input, null, generated);
       const now = BigInt(clock.nowMs());
       const head: DefinitionRow = {
         apiKeyId: app.apiKeyId,
@@ -133,14 +212,15 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
           throw error;
         }
       });
-      return viewOf(head, body);
+      return viewOf(head, body, generated);
     },
 
     async updateWorkflowDefinition(app: Caller, input: DataOf<typeof updateWorkflowDefinition>): Promise<TWorkflowDefinition> {
       const { ifVersion, ...fields } = input;
       const current = await load(app.apiKeyId, input.definitionId);
       if (current.head.status === 'tombstoned') throw notFound(`workflow definition ${input.definitionId} is deleted`);
-      const body = await bodyOf(app, fields);
+      const generated: Generated = { triggerSecrets: new Map() };
+      const body = await bodyOf(app, fields, current.body, generated);
       const head: DefinitionRow = {
         ...current.head,
         version: ifVersion + 1,
@@ -157,7 +237,7 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
         return repo.update(head, ifVersion, JSON.stringify(body));
       });
       if (!written) throw failedPrecondition(`version conflict: expected ${ifVersion}, the definition changed meanwhile`);
-      return viewOf(head, body);
+      return viewOf(head, body, generated);
     },
 
     async getWorkflowDefinition(app: Caller, input: DataOf<typeof getWorkflowDefinition>): Promise<TWorkflowDefinition> {
