@@ -19,6 +19,19 @@ export function requestOf<D extends z.ZodTypeAny>(data: D) {
  */
 export type DataOf<R extends { body: z.ZodTypeAny }> = z.infer<R['body']>['data'];
 
+/**
+ * What the server hands the service of a rawOperation: its path parameters,
+ * query, headers and body as parsed, and the body's exact bytes (what its
+ * signature covers). Named by the route, as DataOf names an operation's data.
+ */
+export type RawInputOf<R extends { pathParams: z.ZodTypeAny; query: z.ZodTypeAny; headers: z.ZodTypeAny; body: z.ZodTypeAny }> = {
+  params: z.infer<R['pathParams']>;
+  query: z.infer<R['query']>;
+  headers: z.infer<R['headers']>;
+  body: z.infer<R['body']>;
+  raw: Uint8Array;
+};
+
 /** The success envelope with a payload: `{result:{status:'success', message, data}}`. */
 export function resultOf<D extends z.ZodTypeAny>(data: D) {
   return z.object({

@@ -149,12 +149,15 @@ export const ZNotificationNodeConfig = z
 
 export const ZWebhookNodeConfig = z
   .object({
-    url: ZHttpsUrl.describe('POSTed through the outbound guard (https; http and private addresses only when the server allows them).'),
-    mode: z.enum(['sync', 'async']).optional().describe('`sync` (default): the answer decides; `async`: the step waits for a POST to the callback URL sent in the body.'),
+    url: ZHttpsUrl.describe('Gets a POST of `{executionId, definitionId, correlationId, stepId, nodeId, iteration, input, triggerContext}` (`input`: the previous step\'s output), signed the Standard Webhooks way with the definition\'s `webhookConfig` secret when it has one; through the outbound guard (a private address only when the server allows them: INVALID_ARGUMENT at create, `webhook-blocked` when it resolves to one later).'),
+    mode: z
+      .enum(['sync', 'async'])
+      .optional()
+      .describe('`sync` (default): a success completes the step and its JSON `{decision?: "approve" | "reject", output?: {}}` decides; a 4xx fails it (`webhook-http-4xx`); a 5xx, 408, 425, 429, timeout or network error is tried again on the step job\'s schedule, then fails it (`webhook-unreachable`). `async`: the body adds `callback: {url, token}`; a success parks the step until Record Workflow Step Callback with that token, or `callbackTimeoutMs`.'),
     timeoutMs: z.number().int().min(1000).max(60_000).optional().describe(`Of the request; default ${DEFAULT_WEBHOOK_TIMEOUT_MS}.`),
     callbackTimeoutMs: z.number().int().min(1000).max(MAX_CALLBACK_TIMEOUT_MS).optional().describe(`\`async\`: how long the step waits for its callback before it fails (\`callback-timeout\`); default ${DEFAULT_CALLBACK_TIMEOUT_MS} ms.`),
     expectedStatusCodes: z.array(z.number().int().min(100).max(599)).min(1).max(20).optional().describe('Answers that succeed instead of any 2xx.'),
-    requestHeaders: z.record(z.string().max(2000)).optional().describe('Extra headers (at most 20); `webhook-*`, `content-*`, `host` and hop-by-hop names are refused.'),
+    requestHeaders: z.record(z.string().max(2000)).optional().describe('Extra headers (at most 20); `webhook-*`, `content-*`, `x-workflow-*`, `host` and hop-by-hop names are refused. Stored and shown as given: not for secrets.'),
   })
   .strict();
 

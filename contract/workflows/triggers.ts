@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rawOperation, resultOf } from '../common/envelope.js';
+import { named } from '../common/named.js';
 import { ZDefinitionId } from './schemas.js';
 
 /** Largest body a trigger takes, as the hosted service: a bigger one is refused before it is parsed. */
@@ -8,6 +9,17 @@ export const MAX_INBOUND_BODY_BYTES = 1024 * 1024;
 export const SIGNATURE_HEADERS = ['x-workflow-signature', 'x-hub-signature-256'] as const;
 
 const optionalHeader = z.string().max(1000).optional();
+
+export const ZTriggerAccepted = named(
+  'WorkflowTriggerAccepted',
+  z.object({
+    accepted: z.literal(true),
+    executionId: z.string(),
+    correlationId: z.string(),
+    deduplicated: z.boolean().describe('True when the event ID was seen before: `executionId` is the run it started then.'),
+  }),
+);
+export const ZTriggerIgnored = named('WorkflowTriggerIgnored', z.object({ accepted: z.literal(false), reason: z.literal('event-ignored') }));
 
 export const inboundWorkflowTrigger = rawOperation({
   path: '/v2/workflow/triggers/inbound/:definitionId',
@@ -44,17 +56,7 @@ export const inboundWorkflowTrigger = rawOperation({
     'x-github-delivery': optionalHeader.describe('GitHub\'s delivery ID, when neither is present.'),
   }),
   body: z.record(z.unknown()).describe('The sender\'s JSON object, as it sends it.'),
-  result: resultOf(
-    z.discriminatedUnion('accepted', [
-      z.object({
-        accepted: z.literal(true),
-        executionId: z.string(),
-        correlationId: z.string(),
-        deduplicated: z.boolean().describe('True when the event ID was seen before: `executionId` is the run it started then.'),
-      }),
-      z.object({ accepted: z.literal(false), reason: z.literal('event-ignored') }),
-    ]),
-  ),
+  result: resultOf(z.union([ZTriggerAccepted, ZTriggerIgnored])),
   example: {
     params: { definitionId: 'q3-plan-signoff' },
     query: { triggerId: 'ci-build' },

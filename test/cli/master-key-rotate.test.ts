@@ -79,7 +79,7 @@ describe('master-key rotate while a server runs', () => {
   let hook: { url: string; received: Received[] };
   let ai: { port: number; received: Received[] };
   let keyFile: string;
-  const before = {} as { token: string; endpointId: string; secret: string; agentId: string; spareEndpointId: string };
+  const before = {} as { token: string; endpointId: string; secret: string; agentId: string; spareEndpointId: string; workflowSecret: string };
 
   beforeAll(async () => {
     hook = await startReceiver((_req, res) => res.writeHead(204).end(), '/hook');
@@ -119,6 +119,17 @@ describe('master-key rotate while a server runs', () => {
         minimalAgent({ contextGathering: { strategies: ['rest-api'], strategyOptions: { 'rest-api': { url: 'https://api.example.com/items', method: 'GET', headers: { 'X-Api-Key': AGENT_SECRET } } } } }),
       )
     ).data.agentId;
+    // A workflow definition: its webhookConfig's and its inbound trigger's secrets are sealed leaves of the version's body.
+    const workflow = (
+      await client.workflowDefinitions.createWorkflowDefinition({
+        definitionId: 'sealed-secrets',
+        name: 'Sealed secrets',
+        nodes: [{ nodeId: 'hook', type: 'webhook', config: { url: hook.url } }],
+        webhookConfig: { url: hook.url, eventTypes: ['execution.completed'] },
+        triggers: [{ triggerId: 'ci', inboundWebhook: {} }],
+      })
+    ).data;
+    before.workflowSecret = workflow.webhookConfig!.secret!;
   }, 120_000);
 
   afterAll(async () => {
@@ -130,7 +141,7 @@ describe('master-key rotate while a server runs', () => {
   it('declares every sealed column of the schema, and the documents with sealed leaves', () => {
     const declared = fixture.services.sealedColumns.map((c) => `${c.table}.${c.column}`);
     expect(declared.filter((name) => name.endsWith('Sealed')).sort()).toEqual(sealedFieldsOfSchema().sort());
-    expect(declared.filter((name) => !name.endsWith('Sealed')).sort()).toEqual(['AgentVersion.config', 'Setting.value']);
+    expect(declared.filter((name) => !name.endsWith('Sealed')).sort()).toEqual(['AgentVersion.config', 'Setting.value', 'WorkflowDefinitionVersion.body']);
   });
 
   it('seals everything again while the server keeps serving, and the old key is refused at the end', async () => {
@@ -173,6 +184,7 @@ describe('master-key rotate while a server runs', () => {
     expect(summary).toMatchObject({ rotated: true, unreadable: {} });
     expect(summary.resealed['AuthToken.tokenSealed']).toBeGreaterThan(0);
     expect(summary.resealed['AgentVersion.config']).toBe(1);
+    expect(summary.resealed['WorkflowDefinitionVersion.body']).toBe(1);
     // The email setting may have been sealed again by a request of the rounds already.
     expect(summary.resealed['Setting.value']).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(/waiting \d+ s until every server has read it/);
@@ -225,6 +237,13 @@ describe('master-key rotate while a server runs', () => {
     const leaves: string[] = [];
     fixture.services.sealedColumns.find((c) => c.table === 'AgentVersion')!.leaves!(stored.config, (sealed) => (leaves.push(sealer.open(sealed)), sealed));
     expect(leaves).toEqual([AGENT_SECRET]);
+
+    // Workflow definitions: the webhookConfig's and the trigger's secrets open, the former the one shown at create.
+    const version = await fixture.database.db.workflowDefinitionVersion.findFirstOrThrow({ where: { definitionId: 'sealed-secrets' } });
+    const secrets: string[] = [];
+    fixture.services.sealedColumns.find((c) => c.table === 'WorkflowDefinitionVersion')!.leaves!(version.body, (sealed) => (secrets.push(sealer.open(sealed)), sealed));
+    expect(secrets).toEqual([before.workflowSecret, expect.stringMatching(/^whsec_/)]);
+    expect(version.body).not.toContain(before.workflowSecret);
   }, 120_000);
 });
 

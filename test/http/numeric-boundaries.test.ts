@@ -50,24 +50,29 @@ function boundsOf(operation: string, path: string): { min: number; max: number }
   const route = Object.values(contract)
     .flatMap((group) => Object.entries(group as Record<string, { body: z.ZodTypeAny }>))
     .find(([name]) => name === operation)![1];
-  let schema: z.ZodTypeAny = route.body;
-  for (const part of path.split('.')) {
-    const key = part.replace('[]', '').replace('{}', '');
-    schema = objectWith(unwrap(schema), key);
-    schema = (schema as z.AnyZodObject).shape[key];
-    if (part.endsWith('[]')) schema = (unwrap(schema) as z.ZodArray<z.ZodTypeAny>).element;
-    if (part.endsWith('{}')) schema = (unwrap(schema) as z.ZodRecord).valueSchema as z.ZodTypeAny;
-  }
-  const number = unwrap(schema) as z.ZodNumber;
+  const number = unwrap(fieldAt(route.body, path.split('.'))!) as z.ZodNumber;
   return { min: number.minValue!, max: number.maxValue! };
 }
 
-/** The object that has `key`: the schema itself, or the option of a union (a workflow node of one type) that has it. */
-function objectWith(schema: z.ZodTypeAny, key: string): z.ZodTypeAny {
-  if (schema instanceof z.ZodDiscriminatedUnion || schema instanceof z.ZodUnion) {
-    return (schema.options as z.ZodTypeAny[]).map(unwrap).find((option) => option instanceof z.ZodObject && key in option.shape) ?? schema;
+/** The schema at a dotted path; through a union (workflow nodes by type), the option the rest of the path is found in. */
+function fieldAt(schema: z.ZodTypeAny, parts: string[]): z.ZodTypeAny | undefined {
+  if (parts.length === 0) return schema;
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodDiscriminatedUnion || inner instanceof z.ZodUnion) {
+    for (const option of inner.options as z.ZodTypeAny[]) {
+      const found = fieldAt(option, parts);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
-  return schema;
+  const [part, ...rest] = parts as [string, ...string[]];
+  const key = part.replace('[]', '').replace('{}', '');
+  if (!(inner instanceof z.ZodObject)) return undefined;
+  let field = (inner as z.AnyZodObject).shape[key] as z.ZodTypeAny | undefined;
+  if (field === undefined) return undefined;
+  if (part.endsWith('[]')) field = (unwrap(field) as z.ZodArray<z.ZodTypeAny>).element;
+  if (part.endsWith('{}')) field = (unwrap(field) as z.ZodRecord).valueSchema as z.ZodTypeAny;
+  return fieldAt(field, rest);
 }
 
 function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {

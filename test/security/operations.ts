@@ -20,6 +20,8 @@ export interface Operation {
   body: z.ZodTypeAny;
   example: OperationExample;
   kind: 'read' | 'write' | 'delete';
+  /** A raw-body operation's example path parameters, query and headers (Inbound Workflow Trigger). */
+  raw?: { params: Record<string, string>; query: Record<string, string>; headers: Record<string, string> };
 }
 
 export const OPERATIONS: Operation[] = Object.values(contract).flatMap((group) =>
@@ -30,6 +32,7 @@ export const OPERATIONS: Operation[] = Object.values(contract).flatMap((group) =
     body: route.body,
     example: route.metadata.example,
     kind: /^get/.test(name) ? ('read' as const) : /^(delete|remove)/.test(name) ? ('delete' as const) : ('write' as const),
+    ...(route.metadata.rawBody ? { raw: route.metadata.example as unknown as NonNullable<Operation['raw']> } : {}),
   })),
 );
 
@@ -39,6 +42,7 @@ export const SERVICE_ID = /^[a-z]{2,4}_[0-9A-HJKMNP-TV-Z]{26}$/;
 export function headersOf(auth: AuthMode, c: WorkspaceCredentials): Record<string, string> {
   if (auth === 'workspace') return { 'x-service-workspace-id': c.workspaceId, 'x-service-workspace-auth-token': c.workspaceAuthToken };
   if (auth === 'application') return { 'x-service-api-key': c.apiKey, 'x-service-auth-token': c.authToken };
+  if (auth === 'signedBody') return { 'x-service-api-key': c.apiKey };
   return {};
 }
 

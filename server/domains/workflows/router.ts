@@ -25,11 +25,11 @@ export function workflowExecutionsRouter(executions: ExecutionsService, triggers
     listWorkflowExecutions: async ({ req, body }) => paged('Workflow executions retrieved successfully.', await executions.listWorkflowExecutions(applicationOf(req), body.data)),
     cancelWorkflowExecution: async ({ req, body }) => ok('Workflow execution cancelled.', await executions.cancelWorkflowExecution(applicationOf(req), body.data)),
     getWorkflowExecutionEvents: async ({ req, body }) => ok('Workflow execution events retrieved successfully.', await executions.getWorkflowExecutionEvents(applicationOf(req), body.data)),
-    inboundWorkflowTrigger: async ({ req, params, query, body }) => {
+    inboundWorkflowTrigger: async ({ req, params, query, headers, body }) => {
       const { apiKeyId, apiKey } = namedApplicationOf(req);
       // Kept by the body parser of rawBody operations (server/app.ts): the signature is over these bytes.
       const raw = req.rawBody ?? Buffer.alloc(0);
-      return ok('Workflow trigger accepted.', await triggers.inboundWorkflowTrigger({ apiKeyId, apiKey }, { definitionId: params.definitionId, triggerId: query.triggerId, headers: req.headers, raw, body }));
+      return ok('Workflow trigger accepted.', await triggers.inboundWorkflowTrigger({ apiKeyId, apiKey }, { params, query, headers, body, raw }));
     },
   });
 }

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { RawInputOf } from '../../../../contract/common/envelope.js';
 import { MAX_JSON_BYTES } from '../../../../contract/workflows/schemas.js';
-import { SIGNATURE_HEADERS } from '../../../../contract/workflows/triggers.js';
+import { SIGNATURE_HEADERS, type inboundWorkflowTrigger } from '../../../../contract/workflows/triggers.js';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../../lib/app-error.js';
 import { constantTimeEqual, type Sealer } from '../../../lib/crypto.js';
 import type { Caller } from '../../../platform/caller.js';
@@ -14,20 +14,10 @@ const MAX_KEY_CHARS = 200;
 const EVENT_HEADERS = ['x-workflow-event', 'x-github-event'] as const;
 const DELIVERY_HEADERS = ['webhook-id', 'idempotency-key', 'x-github-delivery'] as const;
 
-export interface InboundRequest {
-  definitionId: string;
-  triggerId: string | undefined;
-  headers: IncomingHttpHeaders;
-  /** The body's exact bytes, as signed. */
-  raw: Buffer;
-  body: Record<string, unknown>;
-}
-
 export type InboundResult = { accepted: true; executionId: string; correlationId: string; deduplicated: boolean } | { accepted: false; reason: 'event-ignored' };
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  const text = Array.isArray(value) ? value[0] : value;
+function header(headers: Record<string, string | undefined>, name: string): string | undefined {
+  const text = headers[name];
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }
 
@@ -41,7 +31,7 @@ function lookup(root: unknown, path: string): unknown {
 }
 
 /** `sha256=<hex>` of the body with the secret's UTF-8 bytes as key: what GitHub sends as x-hub-signature-256. */
-export function inboundSignature(secret: string, raw: Buffer | string): string {
+export function inboundSignature(secret: string, raw: Uint8Array | string): string {
   return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 }
 
@@ -54,16 +44,17 @@ export function inboundSignature(secret: string, raw: Buffer | string): string {
  */
 export function createTriggersService(deps: { definitions: DefinitionsRepo; runtimes: Runtimes; sealer: Pick<Sealer, 'open'>; executions: Pick<ExecutionsService, 'dispatchWorkflowExecution'> }) {
   return {
-    async inboundWorkflowTrigger(app: Caller, request: InboundRequest): Promise<InboundResult> {
-      const { definitionId } = request;
+    async inboundWorkflowTrigger(app: Caller, request: RawInputOf<typeof inboundWorkflowTrigger>): Promise<InboundResult> {
+      const { definitionId } = request.params;
+      const { triggerId } = request.query;
       const head = await deps.definitions.find(app.apiKeyId, definitionId);
       if (head === null) throw notFound(`no workflow definition ${definitionId}`);
       const { body } = await deps.runtimes.of(app.apiKeyId, definitionId, head.version);
       const triggers = body.triggers ?? [];
       let trigger = triggers[0];
-      if (request.triggerId !== undefined) {
-        trigger = triggers.find((candidate) => candidate.triggerId === request.triggerId);
-        if (trigger === undefined) throw notFound(`workflow definition ${definitionId} has no inbound trigger ${request.triggerId}`);
+      if (triggerId !== undefined) {
+        trigger = triggers.find((candidate) => candidate.triggerId === triggerId);
+        if (trigger === undefined) throw notFound(`workflow definition ${definitionId} has no inbound trigger ${triggerId}`);
       } else if (triggers.length === 0) {
         throw notFound(`workflow definition ${definitionId} has no inbound trigger`);
       } else if (triggers.length > 1) {
