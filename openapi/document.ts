@@ -85,9 +85,9 @@ export function buildOpenApiDocument() {
         title: 'Collab Backend REST interface',
         version: '2.0.0',
         description: [
-          'Every operation is POST with a JSON body `{"data": {...}}`.',
+          'Every operation is POST with a JSON body `{"data": {...}}`, but Inbound Workflow Trigger, which takes a third party\'s own JSON with the definition in its path.',
           '',
-          '**Credentials.** The operator creates a workspace with the operator CLI on the server machine: `npm run --silent cli -- workspace create --owner-email you@example.com` prints `workspaceId`, `workspaceAuthToken`, `apiKey` and `authToken` (shown once). Send `x-service-api-key: <apiKey>` and `x-service-auth-token: <authToken>` with every operation, except the few workspace management operations whose authorization lists `workspaceId` and `workspaceAuthToken` (e.g. Get Auth Tokens), which take `x-service-workspace-id: <workspaceId>` and `x-service-workspace-auth-token: <workspaceAuthToken>`. `auth-token create --api-key <apiKey>` makes more auth tokens.',
+          '**Credentials.** The operator creates a workspace with the operator CLI on the server machine: `npm run --silent cli -- workspace create --owner-email you@example.com` prints `workspaceId`, `workspaceAuthToken`, `apiKey` and `authToken` (shown once). Send `x-service-api-key: <apiKey>` and `x-service-auth-token: <authToken>` with every operation, except the few workspace management operations whose authorization lists `workspaceId` and `workspaceAuthToken` (e.g. Get Auth Tokens), which take `x-service-workspace-id: <workspaceId>` and `x-service-workspace-auth-token: <workspaceAuthToken>`. `auth-token create --api-key <apiKey>` makes more auth tokens. Two operations are called by third parties without these: Record Workflow Step Callback (its `token` is the credential) and Inbound Workflow Trigger (the API key names the application, a signature of the body authenticates it).',
           '',
           'Success: `{"result": {"status": "success", "message", "data"}}`. Failure: `{"error": {"message", "status", "details?"}}`.',
           '',
