@@ -221,7 +221,7 @@ export const ZInboundWebhook = z
       .optional()
       .describe(`The HMAC-SHA256 key (its UTF-8 bytes, as GitHub uses a webhook secret). Left out: generated (\`whsec_…\`), and shown once in the response that created it; \`${REDACTED}\` on reads and, sent back on update, keeps the stored secret of the trigger with the same \`triggerId\`.`),
     allowedEvents: z.array(z.string().min(1).max(128)).min(1).max(50).optional().describe('Event names that start a run: the `x-workflow-event` header, else `x-github-event`, else the body\'s string `type`. Others, and a delivery whose event name cannot be found, are answered `{accepted: false, reason: "event-ignored"}` (200). Left out: every delivery starts a run.'),
-    idempotencyBodyPath: ZDotPath.optional().describe('Where in the body the sender\'s event ID is (a string or a number); else the `webhook-id`, `idempotency-key` or `x-github-delivery` header. The run\'s idempotency key is `trig:<triggerId>:<id>`: a redelivery answers the same execution with `deduplicated: true`. Without an ID every delivery starts a run.'),
+    idempotencyBodyPath: ZDotPath.optional().describe('Where in the body the sender\'s event ID is (a string or a number); else the `webhook-id`, `idempotency-key` or `x-github-delivery` header. The run\'s idempotency key is `trig:<definitionId>:<triggerId>:<id>`: a redelivery answers the same execution with `deduplicated: true`. Without an ID every delivery starts a run.'),
   })
   .strict();
 

@@ -33,7 +33,7 @@ export const inboundWorkflowTrigger = rawOperation({
     '',
     '**Events.** With `allowedEvents`, the event name (the `x-workflow-event` header, else `x-github-event`, else the body\'s string `type`) must be one of them: otherwise the answer is `{accepted: false, reason: "event-ignored"}` (200) and no run starts.',
     '',
-    '**Redeliveries.** The sender\'s event ID (at `idempotencyBodyPath`, else the `webhook-id`, `idempotency-key` or `x-github-delivery` header) makes the run\'s idempotency key `trig:<triggerId>:<id>`: a redelivery answers the same execution with `deduplicated: true`.',
+    '**Redeliveries.** The sender\'s event ID (at `idempotencyBodyPath`, else the `webhook-id`, `idempotency-key` or `x-github-delivery` header) makes the run\'s idempotency key `trig:<definitionId>:<triggerId>:<id>`: a redelivery answers the same execution with `deduplicated: true`.',
     '',
     `The body: a JSON object up to ${MAX_INBOUND_BODY_BYTES} bytes (INVALID_ARGUMENT beyond), with the checks every request body gets (no NUL, no lone surrogate, no \`__proto__\` key), and at most 64 KB once stored as the run's triggerContext.`,
   ].join('\n'),

@@ -72,7 +72,7 @@ describe('Inbound Workflow Trigger', () => {
     expect(first.body.result).toMatchObject({ status: 'success', message: 'Workflow trigger accepted.', data: { accepted: true, deduplicated: false } });
     const { executionId } = first.body.result.data;
     const run = (await client.workflowExecutions.getWorkflowExecution({ executionId })).data;
-    expect(run).toMatchObject({ definitionId: 'ci-review', organizationId: ORG, documentId: DOC, idempotencyKey: 'trig:ci:delivery-1', triggerContext: JSON.parse(text) });
+    expect(run).toMatchObject({ definitionId: 'ci-review', organizationId: ORG, documentId: DOC, idempotencyKey: 'trig:ci-review:ci:delivery-1', triggerContext: JSON.parse(text) });
 
     const again = await deliver('ci-review', text, headers);
     expect(again.body.result.data).toEqual({ accepted: true, executionId, correlationId: run.correlationId, deduplicated: true });
@@ -83,7 +83,7 @@ describe('Inbound Workflow Trigger', () => {
     const response = await deliver('ci-review', text, { 'x-hub-signature-256': sign(secrets.get('ci-review')!, text), 'x-github-event': 'workflow_run', 'x-github-delivery': 'gh-77' }, `?apiKey=${encodeURIComponent(a.apiKey)}`);
     expect(response.status).toBe(200);
     const run = (await client.workflowExecutions.getWorkflowExecution({ executionId: response.body.result.data.executionId })).data;
-    expect(run).toMatchObject({ idempotencyKey: 'trig:ci:gh-77', triggerContext: { action: 'completed', workflow_run: { id: 42 } } });
+    expect(run).toMatchObject({ idempotencyKey: 'trig:ci-review:ci:gh-77', triggerContext: { action: 'completed', workflow_run: { id: 42 } } });
   });
 
   it('refuses a forged, a missing or a stale signature as PERMISSION_DENIED, saying only that it does not match', async () => {

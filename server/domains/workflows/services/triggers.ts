@@ -79,8 +79,10 @@ export function createTriggersService(deps: { definitions: DefinitionsRepo; runt
       const fromBody = inbound.idempotencyBodyPath === undefined ? undefined : lookup(request.body, inbound.idempotencyBodyPath);
       const eventId =
         typeof fromBody === 'string' && fromBody !== '' ? fromBody : typeof fromBody === 'number' && Number.isFinite(fromBody) ? String(fromBody) : DELIVERY_HEADERS.map((name) => header(request.headers, name)).find((value) => value !== undefined);
-      let idempotencyKey = eventId === undefined ? undefined : `trig:${trigger!.triggerId}:${eventId}`;
-      if (idempotencyKey !== undefined && idempotencyKey.length > MAX_KEY_CHARS) idempotencyKey = `trig:${trigger!.triggerId}:sha256-${createHash('sha256').update(eventId!, 'utf8').digest('hex')}`.slice(0, MAX_KEY_CHARS);
+      // The definition is part of the key: two definitions' triggers may share a triggerId and see one sender's event IDs.
+      const prefix = `trig:${definitionId}:${trigger!.triggerId}`;
+      let idempotencyKey = eventId === undefined ? undefined : `${prefix}:${eventId}`;
+      if (idempotencyKey !== undefined && idempotencyKey.length > MAX_KEY_CHARS) idempotencyKey = `${prefix}:sha256-${createHash('sha256').update(eventId!, 'utf8').digest('hex')}`.slice(0, MAX_KEY_CHARS);
 
       // The run takes the definition's scope (dispatch's default): a body never picks the organization or document.
       const dispatched = await deps.executions.dispatchWorkflowExecution(app, { definitionId, triggerContext: request.body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
