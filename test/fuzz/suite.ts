@@ -43,6 +43,10 @@ export const ROUTES: Route[] = Object.entries(contract).flatMap(([group, routes]
   Object.entries(routes as unknown as Record<string, Omit<Route, 'group' | 'name'>>).map(([name, route]) => ({ group, name, ...route })),
 );
 
+/** The operations with the `{data}` envelope; the raw-body ones (a third party's own JSON) are fuzzed on their own below. */
+const ENVELOPED = ROUTES.filter((route) => route.metadata.rawBody !== true);
+const RAW = ROUTES.filter((route) => route.metadata.rawBody === true);
+
 /** A request as sent: the body text and its content type (`null`: no content-type header). */
 interface Case {
   kind: string;
@@ -65,7 +69,7 @@ const CREATES = /\/(add|create|set|update)$/;
  * vitest worker (more CPUs than here) the shards run in parallel.
  */
 export function defineFuzzSuite(shard: number, shards: number): void {
-  const routes = ROUTES.filter((_, i) => i % shards === shard);
+  const routes = ENVELOPED.filter((_, i) => i % shards === shard);
   let server: TestServer;
   let ws: WorkspaceCredentials;
   let network: NetworkStub;
@@ -94,8 +98,8 @@ export function defineFuzzSuite(shard: number, shards: number): void {
     pool = poolFromExamples();
     pool.set('apiKey', [ws.apiKey]);
     pool.set('workspaceId', [ws.workspaceId]);
-    await seed(ROUTES);
-    await seed(ROUTES);
+    await seed(ENVELOPED);
+    await seed(ENVELOPED);
   }, 120_000);
 
   afterAll(async () => {
@@ -117,17 +121,17 @@ export function defineFuzzSuite(shard: number, shards: number): void {
   }
 
   /** Sends one case and checks the answer; returns the answer's status (`success` or the error status). */
-  async function send(route: Route, c: Case): Promise<string> {
+  async function send(route: Route, c: Case, target: { path?: string; headers?: Record<string, string> } = {}): Promise<string> {
     counts.cases++;
     const kind = counts.byKind.get(c.kind) ?? { sent: 0, success: 0 };
     counts.byKind.set(c.kind, kind);
     kind.sent++;
-    const requestHeaders: Record<string, string> = { ...headers(route.metadata.auth) };
+    const requestHeaders: Record<string, string> = { ...headers(route.metadata.auth), ...target.headers };
     if (c.contentType !== null) requestHeaders['content-type'] = c.contentType;
     let response: Response;
     try {
       // A hang is a finding too: the guard turns it into a failure naming the case instead of a test timeout.
-      response = await fetch(`${server.url}${route.path}`, { method: 'POST', headers: requestHeaders, body: c.body, signal: AbortSignal.timeout(20_000) });
+      response = await fetch(`${server.url}${target.path ?? route.path}`, { method: 'POST', headers: requestHeaders, body: c.body, signal: AbortSignal.timeout(20_000) });
     } catch (err) {
       throw new Error(`${route.path}: no answer (${(err as Error).message})`);
     }
@@ -226,9 +230,31 @@ export function defineFuzzSuite(shard: number, shards: number): void {
         const health = await fetch(`${server.url}/healthz`);
         expect(health.status, `/healthz after ${route.path}`).toBe(200);
         await expectCredentialsStillWork(route.path);
-        if (DESTRUCTIVE.test(route.path)) await seed(ROUTES);
+        if (DESTRUCTIVE.test(route.path)) await seed(ENVELOPED);
       },
       // Scaled with the case count: FUZZ_RUNS=2000 sends 2000 cases per operation.
+      60_000 + FUZZ_RUNS * 500,
+    );
+  });
+
+  describe.each(shard === 0 ? RAW : [])('raw body: $name ($path)', (route) => {
+    it(
+      'answers any JSON, any path parameter and any signature with its success envelope or the error envelope, never 5xx',
+      async () => {
+        await seed(ENVELOPED);
+        const definitionIds = fc.oneof(fc.constantFrom(...(currentPool().get('definitionId') ?? ['q3-plan-signoff'])), fc.stringMatching(/^[a-z0-9-]{1,70}$/));
+        const signature = fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{0,70}$/).map((hex) => `sha256=${hex}`), fc.string({ maxLength: 80 })), { nil: undefined });
+        await fc.assert(
+          fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), definitionIds, signature, async (body, definitionId, sig) => {
+            const path = route.path.replace(':definitionId', encodeURIComponent(definitionId));
+            const extra: Record<string, string> = { 'x-service-api-key': ws.apiKey, ...(sig === undefined ? {} : { 'x-workflow-signature': sig }) };
+            await send(route, { kind: 'raw', body: JSON.stringify(body), contentType: JSON_TYPE }, { path, headers: extra });
+          }),
+          { numRuns: FUZZ_RUNS, seed: FUZZ_SEED, endOnFailure: process.env.FUZZ_SHRINK !== 'true' },
+        );
+        const health = await fetch(`${server.url}/healthz`);
+        expect(health.status).toBe(200);
+      },
       60_000 + FUZZ_RUNS * 500,
     );
   });
@@ -238,10 +264,10 @@ export function defineFuzzSuite(shard: number, shards: number): void {
     async () => {
       // Valid bodies of different operations racing on the same seeded records (a delete beside an add
       // into what it deletes, ...): each answer must still be an envelope, and the end state consistent.
-      await seed(ROUTES);
+      await seed(ENVELOPED);
       const pool = currentPool();
       const anyOperation = fc.oneof(
-        ...ROUTES.map((route) =>
+        ...ENVELOPED.map((route) =>
           arbitraryOf((route.body as z.AnyZodObject).shape.data as z.ZodTypeAny, 'valid', pool).map((data) => ({ route, c: { kind: 'interleaved', body: toJsonText({ data }), contentType: JSON_TYPE } as Case })),
         ),
       );
