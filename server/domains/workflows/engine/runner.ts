@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lookupDotPath } from '../graph/path.js';
 import { DEFAULT_AGENT_MAX_RUNTIME_MS, type TWorkflowNode, type TWorkflowNotification } from '../../../../contract/workflows/schemas.js';
 import { AppError } from '../../../lib/app-error.js';
 import type { Caller } from '../../../platform/caller.js';
@@ -260,14 +261,6 @@ export function decisionOfRun(status: string, summary: Json): Decision | null {
   return null;
 }
 
-function lookup(root: unknown, path: string): unknown {
-  let value = root;
-  for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
 
 type AgentTarget = { input: Parameters<AgentRuns['run']>[1] & { url: string } } | { error: { code: string; message: string } };
 
@@ -279,7 +272,7 @@ function agentTarget(t: Transition, node: Extract<TWorkflowNode, { type: 'agent'
   const context = parseJson(t.execution.triggerContext);
   let url = node.config.url;
   if (url === undefined && node.config.urlPath !== undefined) {
-    const found = lookup(context, node.config.urlPath);
+    const found = lookupDotPath(context, node.config.urlPath);
     if (typeof found === 'string' && found.trim() !== '') url = /^https?:\/\//i.test(found) ? found : `https://${found}`;
   }
   if (url === undefined) return { error: { code: 'agent-url-unresolved', message: `triggerContext.${node.config.urlPath} is not a URL` } };
@@ -290,7 +283,7 @@ function agentTarget(t: Transition, node: Extract<TWorkflowNode, { type: 'agent'
   }
   const userContext: Record<string, string | number | boolean> = {};
   for (const [field, path] of Object.entries(node.config.userContextMapping ?? {})) {
-    const value = lookup(context, path);
+    const value = lookupDotPath(context, path);
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') userContext[field] = value;
   }
   return {

@@ -21,3 +21,6 @@ export function splitPath(path: string): string[] | undefined {
   const segments = path.split('.');
   return segments.every((segment) => segment.length > 0) ? segments : undefined;
 }
+
+/** A dot path (`payload.page.url`) into `root`, own properties only. */
+export const lookupDotPath = (root: unknown, path: string): unknown => lookupPath(root, path.split('.'));

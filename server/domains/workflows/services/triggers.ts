@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { lookupDotPath } from '../graph/path.js';
 import type { RawInputOf } from '../../../../contract/common/envelope.js';
 import { MAX_JSON_BYTES } from '../../../../contract/workflows/schemas.js';
 import { SIGNATURE_HEADERS, type inboundWorkflowTrigger } from '../../../../contract/workflows/triggers.js';
@@ -21,14 +22,6 @@ function header(headers: Record<string, string | undefined>, name: string): stri
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }
 
-function lookup(root: unknown, path: string): unknown {
-  let value = root;
-  for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
 
 /** `sha256=<hex>` of the body with the secret's UTF-8 bytes as key: what GitHub sends as x-hub-signature-256. */
 export function inboundSignature(secret: string, raw: Uint8Array | string): string {
@@ -76,7 +69,7 @@ export function createTriggersService(deps: { definitions: DefinitionsRepo; runt
       }
       if (Buffer.byteLength(JSON.stringify(request.body), 'utf8') > MAX_JSON_BYTES) throw invalidArgument(`the body is over ${MAX_JSON_BYTES} bytes as JSON, the most a run's triggerContext holds`);
 
-      const fromBody = inbound.idempotencyBodyPath === undefined ? undefined : lookup(request.body, inbound.idempotencyBodyPath);
+      const fromBody = inbound.idempotencyBodyPath === undefined ? undefined : lookupDotPath(request.body, inbound.idempotencyBodyPath);
       const eventId =
         typeof fromBody === 'string' && fromBody !== '' ? fromBody : typeof fromBody === 'number' && Number.isFinite(fromBody) ? String(fromBody) : DELIVERY_HEADERS.map((name) => header(request.headers, name)).find((value) => value !== undefined);
       // The definition is part of the key: two definitions' triggers may share a triggerId and see one sender's event IDs.
