@@ -3,7 +3,7 @@ import { RESPONSE_EXCERPT_CHARS } from '../../../contract/webhooks/schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { OutboundError, postBytes, type PostBytesResult } from '../../lib/outbound-http.js';
 import type { ConnectionPools } from './connection-pools.js';
-import { signatureHeader } from './secrets.js';
+import { standardWebhookHeaders } from './secrets.js';
 
 /** A Retry-After longer than this is treated as this. */
 const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
@@ -49,12 +49,7 @@ export function createSignedPoster(deps: { pools: ConnectionPools; clock: Clock;
   return async function postSigned(request: SignedRequest): Promise<{ outcome: Outcome; durationMs: number }> {
     const { endpointId, messageId, body } = request;
     const at = new Date(request.startAt);
-    const headers = {
-      'user-agent': USER_AGENT,
-      'webhook-id': messageId,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signatureHeader(request.secrets, messageId, at, body),
-    };
+    const headers = { 'user-agent': USER_AGENT, ...standardWebhookHeaders(request.secrets, messageId, at, body) };
     const started = performance.now();
     let result: PostBytesResult;
     try {

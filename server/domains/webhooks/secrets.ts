@@ -30,3 +30,14 @@ export function signatureHeader(secrets: readonly string[], messageId: string, a
   const signed = `${messageId}.${Math.floor(at.getTime() / 1000)}.${body}`;
   return secrets.map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed, 'utf8').digest('base64')}`).join(' ');
 }
+
+/**
+ * The Standard Webhooks headers of one try: `webhook-id` (the same on every
+ * try of one message, so receivers de-duplicate), `webhook-timestamp` (this
+ * try's) and, with secrets, `webhook-signature` over `id.timestamp.body`.
+ */
+export function standardWebhookHeaders(secrets: readonly string[], messageId: string, at: Date, body: string): Record<string, string> {
+  const headers: Record<string, string> = { 'webhook-id': messageId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)) };
+  if (secrets.length > 0) headers['webhook-signature'] = signatureHeader(secrets, messageId, at, body);
+  return headers;
+}

@@ -7,7 +7,7 @@ import { OutboundError, postBytes } from '../../../lib/outbound-http.js';
 import type { DomainEvent } from '../../../platform/events.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
 import { MAX_TRIES, RETRY_SCHEDULE_MS } from '../../webhooks/delivery.js';
-import { signatureHeader } from '../../webhooks/secrets.js';
+import { standardWebhookHeaders } from '../../webhooks/secrets.js';
 import type { DefinitionsRepo } from '../repos/definitions.js';
 import type { Runtimes } from './runtimes.js';
 
@@ -22,20 +22,9 @@ export interface WebhookTarget {
   eventTypes: readonly string[] | null;
 }
 
-/**
- * Standard Webhooks headers of one request: `webhook-id` (the same on every
- * try of one message, so receivers de-duplicate), `webhook-timestamp` (this
- * try's) and, with a secret, `webhook-signature` over `id.timestamp.body`.
- */
-export function standardWebhookHeaders(secret: string | null, messageId: string, at: Date, body: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    'user-agent': USER_AGENT,
-    'content-type': 'application/json',
-    'webhook-id': messageId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-  };
-  if (secret !== null) headers['webhook-signature'] = signatureHeader([secret], messageId, at, body);
-  return headers;
+/** The headers of a workflow's request: ours, and the Standard Webhooks ones (signed when there is a secret). */
+export function workflowRequestHeaders(secret: string | null, messageId: string, at: Date, body: string): Record<string, string> {
+  return { 'user-agent': USER_AGENT, 'content-type': 'application/json', ...standardWebhookHeaders(secret === null ? [] : [secret], messageId, at, body) };
 }
 
 const ZDelivery = z.object({ apiKeyId: z.string(), definitionId: z.string(), eventId: z.string(), body: z.string() });
@@ -78,7 +67,7 @@ export function createDefinitionWebhooks(deps: {
     // The definition dropped its webhookConfig (or was purged) since: nothing to send to any more.
     if (to === null) return;
     const at = deps.clock.now();
-    const headers = standardWebhookHeaders(to.secret, job.eventId, at, job.body);
+    const headers = workflowRequestHeaders(to.secret, job.eventId, at, job.body);
     let status: number;
     try {
       ({ status } = await postBytes(to.url, Buffer.from(job.body, 'utf8'), { headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivateUrls, maxResponseBytes: RESPONSE_READ_BYTES, truncateResponse: true }));

@@ -1,18 +1,17 @@
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { UnitOfWork } from '../../../db/unit-of-work.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { EventBus } from '../../../platform/events.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
 import type { ExecutionRow, ExecutionsRepo, StepRow } from '../repos/executions.js';
 import type { Runtimes } from './runtimes.js';
+import { toWorkflowEvent } from './state.js';
 import { Transition } from './transition.js';
 
 /** What the engine's jobs carry: never a secret, only where the work is. */
-export interface StepJob {
-  apiKeyId: string;
-  executionId: string;
-  stepId: string;
-}
+export const ZStepJob = z.object({ apiKeyId: z.string(), executionId: z.string(), stepId: z.string() });
+export type StepJob = z.infer<typeof ZStepJob>;
 export interface TimerJob extends StepJob {
   reason: 'sla' | 'deadline';
 }
@@ -109,17 +108,7 @@ export function createTransitions(deps: EngineDeps & { jobDefs: () => { run: Job
           apiKeyId: execution.apiKeyId,
           ...(execution.organizationId === null ? {} : { organizationId: execution.organizationId }),
           ...(execution.documentId === null ? {} : { documentId: execution.documentId }),
-          payload: {
-            eventId: event.eventId,
-            seq: event.seq,
-            type: event.type,
-            executionId: execution.id,
-            definitionId: execution.definitionId,
-            correlationId: execution.correlationId,
-            stepId: event.stepId,
-            timestamp: event.timestamp,
-            data: event.data,
-          },
+          payload: toWorkflowEvent(execution, event),
         });
       }
     }

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { lookupDotPath } from '../graph/path.js';
 import { DEFAULT_AGENT_MAX_RUNTIME_MS, type TWorkflowNode, type TWorkflowNotification } from '../../../../contract/workflows/schemas.js';
 import { AppError } from '../../../lib/app-error.js';
 import type { Caller } from '../../../platform/caller.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
+import { lookupDotPath } from '../graph/path.js';
 import { renderTemplate } from '../graph/template.js';
 import type { ExecutionsRepo, StepRow } from '../repos/executions.js';
-import type { StepJob, TimerJob, Transitions } from './engine.js';
+import { ZStepJob, type StepJob, type TimerJob, type Transitions } from './engine.js';
 import type { Runtimes } from './runtimes.js';
-import { ENDED_STEP, parseJson, type Decision, type Json } from './state.js';
+import { parseJson, type Decision, type Json } from './state.js';
 import type { Transition } from './transition.js';
 import type { WebhookNodes } from './webhook-node.js';
 
@@ -38,7 +38,6 @@ export interface RunnerDeps {
   webhooks: Pick<WebhookNodes, 'run'>;
 }
 
-const ZStepJob = z.object({ apiKeyId: z.string(), executionId: z.string(), stepId: z.string() });
 const ZTimerJob = ZStepJob.extend({ reason: z.enum(['sla', 'deadline']) });
 
 /**
@@ -75,7 +74,7 @@ export function createRunner(deps: RunnerDeps) {
           t.end(step, { status: 'failed', error: target.error });
           return;
         }
-        const { executionId } = await deps.agents.run(app, { ...target.input, workflowExecutionId: t.execution.id });
+        const { executionId } = await deps.agents.run(app, target.input);
         t.wait(step, { agentExecutionId: executionId, output: JSON.stringify({ agentId: node.config.agentId, agentExecutionId: executionId, resolvedUrl: target.input.url }) }, { nodeId: step.nodeId, nodeType: 'agent', agentId: node.config.agentId, agentExecutionId: executionId });
         t.scheduled.push({ kind: 'timer', stepId: step.stepId, reason: 'deadline', at: t.now + (node.config.agentMaxRuntimeMs ?? DEFAULT_AGENT_MAX_RUNTIME_MS) });
       });
@@ -107,7 +106,8 @@ export function createRunner(deps: RunnerDeps) {
       t.begin(current);
       if (node.type === 'human') await parkForReviewers(app, t, current, node);
       else if (node.type === 'notification') await sendNotification(app, t, current, node);
-      else t.end(current, { status: 'failed', error: { code: 'unsupported-node', message: `${node.type} nodes are not run by this server yet` } });
+      // Agent and webhook steps were handed to their own runs above.
+      else throw new Error(`a ${node.type} step is not started here`);
     });
   }
 
@@ -164,8 +164,8 @@ export function createRunner(deps: RunnerDeps) {
 
   async function onTimer(job: TimerJob): Promise<void> {
     await transitions.transact(job.apiKeyId, job.executionId, (t) => {
-      const step = t.step(job.stepId);
-      if (step === undefined || ENDED_STEP.has(step.status) || t.ended) return;
+      const step = t.openStep(job.stepId);
+      if (step === undefined) return;
       if (job.reason === 'sla') {
         t.end(step, { status: 'breached', error: { code: 'sla-breached', message: `the step did not end within its SLA of ${nodeOf(t, step).slaMs} ms` } });
         return;
@@ -233,8 +233,8 @@ export function createRunner(deps: RunnerDeps) {
   /** A step whose job failed for good (every try threw): the step fails, and its routes decide what follows. */
   async function failStep(job: StepJob, reason: string): Promise<void> {
     await transitions.transact(job.apiKeyId, job.executionId, (t) => {
-      const step = t.step(job.stepId);
-      if (step === undefined || ENDED_STEP.has(step.status) || t.ended) return;
+      const step = t.openStep(job.stepId);
+      if (step === undefined) return;
       t.end(step, { status: 'failed', error: { code: step.nodeType === 'webhook' ? 'webhook-unreachable' : 'step-error', message: `the step could not run: ${reason.slice(0, 300)}` } });
     });
   }
@@ -260,7 +260,6 @@ export function decisionOfRun(status: string, summary: Json): Decision | null {
   if (status === 'partial') return Number(summary.totalFindings ?? 0) > 0 ? 'reject' : 'approve';
   return null;
 }
-
 
 type AgentTarget = { input: Parameters<AgentRuns['run']>[1] & { url: string } } | { error: { code: string; message: string } };
 

@@ -1,4 +1,4 @@
-import type { TWorkflowStep } from '../../../../contract/workflows/schemas.js';
+import { MAX_JSON_BYTES, type TWorkflowEvent, type TWorkflowStep, type WorkflowEventType } from '../../../../contract/workflows/schemas.js';
 
 /** A step's statuses that no longer change. */
 export const ENDED_STEP = new Set(['completed', 'failed', 'skipped', 'cancelled', 'breached']);
@@ -50,6 +50,27 @@ export function parseJson(text: string | null): Json {
   if (text === null || text === '') return {};
   const value = JSON.parse(text) as unknown;
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+}
+
+/** Whether a JSON value a caller hands us to keep (triggerContext, custom, a step's output) is over the size we keep. */
+export const overJsonLimit = (value: unknown): boolean => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > MAX_JSON_BYTES;
+
+/** An event as Get Workflow Execution Events shows it, the webhooks carry it and the definition's receiver gets it: one shape. */
+export function toWorkflowEvent(
+  execution: { id: string; definitionId: string; correlationId: string },
+  event: { eventId: string; seq: number; type: WorkflowEventType; stepId: string | null; timestamp: number; data: Json },
+): TWorkflowEvent {
+  return {
+    eventId: event.eventId,
+    seq: event.seq,
+    type: event.type,
+    executionId: execution.id,
+    definitionId: execution.definitionId,
+    correlationId: execution.correlationId,
+    stepId: event.stepId,
+    timestamp: event.timestamp,
+    data: event.data,
+  };
 }
 
 /** A reason an execution or a step failed, as reads show it. */

@@ -68,6 +68,12 @@ export class Transition {
     return this.byId.get(stepId);
   }
 
+  /** The step, if it has not ended and neither has the execution: what a timer or a failed job may still end. */
+  openStep(stepId: string): StepRow | undefined {
+    const step = this.byId.get(stepId);
+    return step === undefined || ENDED_STEP.has(step.status) || this.ended ? undefined : step;
+  }
+
   get steps(): StepRow[] {
     return [...this.byId.values()];
   }

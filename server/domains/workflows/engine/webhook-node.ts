@@ -1,13 +1,12 @@
-import { z } from 'zod';
 import { DEFAULT_CALLBACK_TIMEOUT_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, MAX_JSON_BYTES, type TWorkflowNode } from '../../../../contract/workflows/schemas.js';
 import type { Clock } from '../../../lib/clock.js';
 import { OutboundError, postBytes, type OutboundLog } from '../../../lib/outbound-http.js';
 import type { JobDef, Jobs } from '../../../platform/jobs.js';
 import type { StepRow } from '../repos/executions.js';
 import type { CallbackTokens } from './callback-tokens.js';
-import { standardWebhookHeaders, type WebhookTarget } from './definition-webhooks.js';
-import type { StepJob, Transitions } from './engine.js';
-import { ENDED_STEP, parseJson, type Decision, type Json } from './state.js';
+import { workflowRequestHeaders, type WebhookTarget } from './definition-webhooks.js';
+import { ZStepJob, type StepJob, type Transitions } from './engine.js';
+import { parseJson, type Decision, type Json } from './state.js';
 import type { Transition } from './transition.js';
 
 type WebhookNode = Extract<TWorkflowNode, { type: 'webhook' }>;
@@ -130,7 +129,7 @@ export function createWebhookNodes(deps: {
     if (mode === 'async') envelope.callback = { url: deps.callbackUrl(), token: deps.tokens.issue({ apiKeyId: job.apiKeyId, executionId: execution.id, stepId: step.stepId }) };
     const body = JSON.stringify(envelope);
     const signing = await deps.target(job.apiKeyId, execution.definitionId);
-    const headers = { ...node.config.requestHeaders, ...standardWebhookHeaders(signing?.secret ?? null, `${execution.id}:${step.stepId}`, deps.clock.now(), body) };
+    const headers = { ...node.config.requestHeaders, ...workflowRequestHeaders(signing?.secret ?? null, `${execution.id}:${step.stepId}`, deps.clock.now(), body) };
 
     let answer: { status: number; text: string };
     try {
@@ -184,8 +183,8 @@ export function createWebhookNodes(deps: {
 
   async function onCallbackTimeout(job: StepJob): Promise<void> {
     await transitions.transact(job.apiKeyId, job.executionId, (t) => {
-      const step = t.step(job.stepId);
-      if (step === undefined || ENDED_STEP.has(step.status) || t.ended) return;
+      const step = t.openStep(job.stepId);
+      if (step === undefined) return;
       t.end(step, { status: 'failed', error: { code: 'callback-timeout', message: 'the webhook\'s callback did not come within the node\'s callbackTimeoutMs' } });
     });
   }
@@ -193,7 +192,7 @@ export function createWebhookNodes(deps: {
   return {
     run,
     define(jobs: Jobs) {
-      timeout = jobs.define<StepJob>({ kind: 'workflow-webhook-callback-timeout', payload: z.object({ apiKeyId: z.string(), executionId: z.string(), stepId: z.string() }), run: ({ payload }) => onCallbackTimeout(payload) });
+      timeout = jobs.define<StepJob>({ kind: 'workflow-webhook-callback-timeout', payload: ZStepJob, run: ({ payload }) => onCallbackTimeout(payload) });
     },
   };
 }

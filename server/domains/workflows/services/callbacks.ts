@@ -4,7 +4,7 @@ import { MAX_JSON_BYTES, type TWorkflowStep } from '../../../../contract/workflo
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../../lib/app-error.js';
 import type { CallbackTokens } from '../engine/callback-tokens.js';
 import type { Transitions } from '../engine/engine.js';
-import { ENDED_STEP } from '../engine/state.js';
+import { ENDED_STEP, overJsonLimit } from '../engine/state.js';
 
 /**
  * The callback of an async webhook step: called by a third party with no
@@ -18,7 +18,7 @@ export function createCallbacksService(deps: { transitions: Transitions; tokens:
       const target = deps.tokens.read(input.token);
       // One message for every token we did not issue: nothing tells a prober what was wrong.
       if (target === null) throw permissionDenied('callback token does not match');
-      if (input.output !== undefined && Buffer.byteLength(JSON.stringify(input.output), 'utf8') > MAX_JSON_BYTES) throw invalidArgument(`data.output is over ${MAX_JSON_BYTES} bytes as JSON`);
+      if (input.output !== undefined && overJsonLimit(input.output)) throw invalidArgument(`data.output is over ${MAX_JSON_BYTES} bytes as JSON`);
       const done = await deps.transitions.transact(target.apiKeyId, target.executionId, (t) => {
         const step = t.step(target.stepId);
         if (step === undefined) throw notFound(`no step ${target.stepId} in workflow execution ${target.executionId}`);

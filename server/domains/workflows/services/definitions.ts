@@ -14,8 +14,8 @@ import { pageScope } from '../../../lib/page-scope.js';
 import type { PageTokens } from '../../../lib/page-token.js';
 import type { Caller } from '../../../platform/caller.js';
 import { agentIdsOf, compileDefinition, GraphError } from '../graph/compile.js';
-import type { StoredBody } from '../engine/runtimes.js';
-import type { Runtimes } from '../engine/runtimes.js';
+import type { Runtimes, StoredBody } from '../engine/runtimes.js';
+import { overJsonLimit } from '../engine/state.js';
 import type { DefinitionRow, DefinitionsRepo } from '../repos/definitions.js';
 
 type DefinitionInput = DataOf<typeof createWorkflowDefinition>;
@@ -59,9 +59,6 @@ function isSigningSecret(secret: string): boolean {
   return bytes >= 24 && bytes <= 64;
 }
 
-function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-}
 
 /** Create, update, read, list and delete definitions; every version is kept while an execution may pin it. */
 export function createDefinitionsService(deps: DefinitionsDeps) {
@@ -129,7 +126,7 @@ export function createDefinitionsService(deps: DefinitionsDeps) {
     const scope = input.scope ?? { level: 'apiKey' as const };
     if (scope.level !== 'apiKey' && (scope.organizationId ?? null) === null) throw invalidArgument(`data.scope.organizationId is required with level "${scope.level}"`);
     if (scope.level === 'document' && (scope.documentId ?? null) === null) throw invalidArgument('data.scope.documentId is required with level "document"');
-    if (input.custom !== undefined && jsonBytes(input.custom) > MAX_JSON_BYTES) throw invalidArgument(`data.custom is over ${MAX_JSON_BYTES} bytes as JSON`);
+    if (input.custom !== undefined && overJsonLimit(input.custom)) throw invalidArgument(`data.custom is over ${MAX_JSON_BYTES} bytes as JSON`);
     const compiled = compiledOf(input);
     const wanted = agentIdsOf(input.nodes);
     const known = await deps.knownAgents(app, wanted);

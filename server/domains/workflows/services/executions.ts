@@ -11,7 +11,7 @@ import type { PageTokens } from '../../../lib/page-token.js';
 import type { Caller } from '../../../platform/caller.js';
 import type { Transitions } from '../engine/engine.js';
 import type { Runtimes } from '../engine/runtimes.js';
-import { emptyState, parseJson, type Failure } from '../engine/state.js';
+import { emptyState, overJsonLimit, parseJson, toWorkflowEvent, type Failure } from '../engine/state.js';
 import type { DefinitionsRepo } from '../repos/definitions.js';
 import type { ExecutionRow, ExecutionsRepo, StepRow } from '../repos/executions.js';
 
@@ -79,7 +79,7 @@ export function createExecutionsService(deps: ExecutionsDeps) {
   return {
     async dispatchWorkflowExecution(app: Caller, input: DataOf<typeof dispatchWorkflowExecution>) {
       const triggerContext = input.triggerContext ?? {};
-      if (Buffer.byteLength(JSON.stringify(triggerContext), 'utf8') > MAX_JSON_BYTES) throw invalidArgument(`data.triggerContext is over ${MAX_JSON_BYTES} bytes as JSON`);
+      if (overJsonLimit(triggerContext)) throw invalidArgument(`data.triggerContext is over ${MAX_JSON_BYTES} bytes as JSON`);
       if (input.idempotencyKey !== undefined) {
         const earlier = await repo.byIdempotencyKey(app.apiKeyId, input.idempotencyKey);
         if (earlier !== null) return { executionId: earlier.id, correlationId: earlier.correlationId, deduplicated: true };
@@ -165,17 +165,9 @@ export function createExecutionsService(deps: ExecutionsDeps) {
       const pageSize = input.pageSize ?? DEFAULT_EVENTS_PAGE;
       const rows = await repo.events(app.apiKeyId, row.id, sinceSeq, pageSize + 1);
       const page = rows.slice(0, pageSize);
-      const events: TWorkflowEvent[] = page.map((event) => ({
-        eventId: event.eventId,
-        seq: event.seq,
-        type: event.type as WorkflowEventType,
-        executionId: row.id,
-        definitionId: row.definitionId,
-        correlationId: row.correlationId,
-        stepId: event.stepId,
-        timestamp: Number(event.timestamp),
-        data: parseJson(event.data),
-      }));
+      const events: TWorkflowEvent[] = page.map((event) =>
+        toWorkflowEvent(row, { eventId: event.eventId, seq: event.seq, type: event.type as WorkflowEventType, stepId: event.stepId, timestamp: Number(event.timestamp), data: parseJson(event.data) }),
+      );
       return { executionId: row.id, events, nextCursor: page.at(-1)?.seq ?? sinceSeq, hasMore: rows.length > pageSize };
     },
   };

@@ -6,7 +6,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissio
 import type { Caller } from '../../../platform/caller.js';
 import type { Transitions } from '../engine/engine.js';
 import { reviewersOf } from '../engine/runner.js';
-import { ENDED_STEP, parseJson, type Decision } from '../engine/state.js';
+import { ENDED_STEP, overJsonLimit, parseJson, type Decision } from '../engine/state.js';
 import type { Transition } from '../engine/transition.js';
 import type { ExecutionsRepo, StepRow } from '../repos/executions.js';
 
@@ -91,7 +91,7 @@ export function createStepsService(deps: StepsDeps) {
     },
 
     async resolveWorkflowStep(app: Caller, input: DataOf<typeof resolveWorkflowStep>) {
-      if (input.output !== undefined && Buffer.byteLength(JSON.stringify(input.output), 'utf8') > MAX_JSON_BYTES) throw invalidArgument(`data.output is over ${MAX_JSON_BYTES} bytes as JSON`);
+      if (input.output !== undefined && overJsonLimit(input.output)) throw invalidArgument(`data.output is over ${MAX_JSON_BYTES} bytes as JSON`);
       return transact(app, input.executionId, (t) => {
         const step = stepIn(t, input.stepId);
         const { action } = input;

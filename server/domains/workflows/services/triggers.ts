@@ -1,5 +1,4 @@
 import { createHash, createHmac } from 'node:crypto';
-import { lookupDotPath } from '../graph/path.js';
 import type { RawInputOf } from '../../../../contract/common/envelope.js';
 import { MAX_JSON_BYTES } from '../../../../contract/workflows/schemas.js';
 import { SIGNATURE_HEADERS, type inboundWorkflowTrigger } from '../../../../contract/workflows/triggers.js';
@@ -7,6 +6,8 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied } from 
 import { constantTimeEqual, type Sealer } from '../../../lib/crypto.js';
 import type { Caller } from '../../../platform/caller.js';
 import type { Runtimes } from '../engine/runtimes.js';
+import { overJsonLimit } from '../engine/state.js';
+import { lookupDotPath } from '../graph/path.js';
 import type { DefinitionsRepo } from '../repos/definitions.js';
 import type { ExecutionsService } from './executions.js';
 
@@ -67,7 +68,7 @@ export function createTriggersService(deps: { definitions: DefinitionsRepo; runt
         // Fails closed: an event whose name cannot be found is not one of those allowed.
         if (event === undefined || !inbound.allowedEvents.includes(event)) return { accepted: false, reason: 'event-ignored' };
       }
-      if (Buffer.byteLength(JSON.stringify(request.body), 'utf8') > MAX_JSON_BYTES) throw invalidArgument(`the body is over ${MAX_JSON_BYTES} bytes as JSON, the most a run's triggerContext holds`);
+      if (overJsonLimit(request.body)) throw invalidArgument(`the body is over ${MAX_JSON_BYTES} bytes as JSON, the most a run's triggerContext holds`);
 
       const fromBody = inbound.idempotencyBodyPath === undefined ? undefined : lookupDotPath(request.body, inbound.idempotencyBodyPath);
       const eventId =
