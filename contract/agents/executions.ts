@@ -185,7 +185,7 @@ export const runAgent = operation({
 });
 
 /** The run the examples show: a built-in agent's run that found nothing. */
-const EXAMPLE_EXECUTION: TAgentExecution = {
+export const EXAMPLE_EXECUTION: TAgentExecution = {
   id: 'aex_01JDQ3M8X9T2V5B8A7C4E6G0RN',
   agentId: 'broken-links',
   agentName: 'Broken Links',

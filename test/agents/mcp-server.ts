@@ -53,17 +53,7 @@ export async function startSseStyleGuideServer(): Promise<StyleGuideServer> {
     }
     void transport.handlePostMessage(req, res);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`,
-    calls,
-    headers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return listening(http, '/sse', calls, headers);
 }
 
 /**
@@ -87,9 +77,14 @@ export async function startStyleGuideServer(): Promise<StyleGuideServer> {
     });
     void mcp.connect(transport).then(() => transport.handleRequest(req, res));
   });
+  return listening(http, '/mcp', calls, headers);
+}
+
+/** The server on port 0, with what the tests read of it. */
+async function listening(http: Server, path: string, calls: Array<Record<string, unknown>>, headers: IncomingHttpHeaders[]): Promise<StyleGuideServer> {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}${path}`,
     calls,
     headers,
     close: () =>

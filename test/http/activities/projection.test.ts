@@ -2,7 +2,7 @@
 // event's own transaction when the activity config logs them. Events are
 // published here the way the comments and recordings domains publish them
 // (inside a unit of work, payloads as contract/events.ts defines them).
-import type { TAgentExecution } from '../../../contract/agents/executions.js';
+import { EXAMPLE_EXECUTION, type TAgentExecution } from '../../../contract/agents/executions.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIVITY_TRIGGERS, PROJECTED_EVENT_TYPES, type ProjectedEventType } from '../../../contract/activities/triggers.js';
 import type { TComment, TCommentAnnotation, TReaction } from '../../../contract/comments/schemas.js';
@@ -53,35 +53,15 @@ const recording: TRecording = {
   createdAt: T0,
 };
 
+/** The contract's example run, on this test's document at its time. */
 const execution: TAgentExecution = {
+  ...EXAMPLE_EXECUTION,
   id: 'aex-1',
-  agentId: 'broken-links',
-  agentName: 'Broken Links',
-  agentVersion: null,
   metadata: { organizationId: ORG, documentId: DOC },
-  config: { seedUrl: 'https://www.example.com/', crossPageExecute: false, maxUrlsToProcess: 50, deviceType: 'desktop', annotationVisibility: 'private' },
-  status: 'passed',
+  config: { ...EXAMPLE_EXECUTION.config, seedUrl: 'https://www.example.com/' },
   startedAt: T0,
   completedAt: T0,
   durationMs: 0,
-  error: null,
-  trigger: 'standalone',
-  workflowExecutionId: null,
-  previousExecutionId: null,
-  ranBy: null,
-  resultsSummary: {
-    totalFindings: 0,
-    totalAnnotationsCreated: 0,
-    urlsProcessed: 1,
-    urlsWithFindings: 0,
-    urlsErrored: 0,
-    erroredUrls: [],
-    severityCounts: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    findings: [],
-    summary: '1 page processed, no findings.',
-  },
-  llmModel: null,
-  tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
 };
 
 /** A valid payload of every event type the projection handles. */
